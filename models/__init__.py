@@ -1,0 +1,1 @@
+"""Shared vocabulary: targets, the operator library, the cost model and the file formats."""

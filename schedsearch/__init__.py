@@ -1,0 +1,1 @@
+"""Search static schedules for NPU engines."""

@@ -1,0 +1,5 @@
+import sys
+
+from schedsearch.cli import main
+
+sys.exit(main())

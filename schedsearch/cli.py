@@ -1,0 +1,50 @@
+"""The ``schedsearch`` command: a thin ``main(argv) -> int`` over the library.
+
+Each subcommand lives in ``schedsearch/commands/<name>.py`` with ``register(subparsers)``;
+the parser it adds sets ``handler`` to a function ``(args) -> int``. Unusable input is an
+:class:`~models.errors.InputError`: one line on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from models.errors import InputError
+
+#: Subcommand modules under schedsearch.commands, in the order ``--help`` lists them.
+COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="schedsearch",
+        description="Search static schedules for NPU engines; see `schedcheck` to verify.")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"schedsearch.commands.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"schedsearch.commands.{name}":
+                raise
+            continue  # not built yet
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except InputError as error:
+        print(f"schedsearch: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("schedsearch: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
