@@ -14,7 +14,7 @@ import sys
 from models.errors import InputError
 
 #: Subcommand modules under schedsearch.commands, in the order ``--help`` lists them.
-COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place")
+COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", "trace", "plot")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,28 @@
+"""``schedsearch plot SCHEDULE -o gantt.png``: a schedule as a picture (lanes, memory, budgets)."""
+
+from __future__ import annotations
+
+import argparse
+
+from models.formats import read_schedule
+from schedsearch.plot import plot_schedule
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "plot", help="draw a schedule: lanes, memory occupancy, budget draw",
+        description="Draw SCHEDULE: one row per lane unit with ops coloured by task, each "
+                    "memory's buffers as address-by-time rectangles, and each budget's draw "
+                    "over time. The format follows the output's suffix (png, svg, pdf).")
+    parser.add_argument("schedule", metavar="SCHEDULE",
+                        help="an npu-schedule/1 file ('-' reads standard input)")
+    parser.add_argument("-o", "--output", required=True, metavar="GANTT.png",
+                        help="where to write the picture (written whole or not at all)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    schedule = read_schedule(args.schedule)
+    plot_schedule(schedule, args.output)
+    print(f"wrote {args.output}")
+    return 0
