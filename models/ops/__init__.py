@@ -1,0 +1,16 @@
+"""The operator library: each module tiles one kind of task into problem ops.
+
+Every module has ``KIND``, ``PARAMS`` (a dict of :class:`~models.ops.params.Param`) and
+``build(builder, task_name, params)``; :data:`KINDS` maps a kind to its module.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from models.ops import copy, elementwise, gemm, rmsnorm
+
+__all__ = ["KINDS"]
+
+#: Task kind -> operator module.
+KINDS: dict[str, ModuleType] = {m.KIND: m for m in (gemm, rmsnorm, elementwise, copy)}

@@ -1,0 +1,33 @@
+"""RMSNorm ``Y[r, :] = X[r, :] / sqrt(mean(X[r, :]^2) + eps) * W`` over blocks of rows.
+
+Row blocks are loaded, normalised on the vector engine (in one mode per unit count: two
+units finish a block sooner) and stored; the weight vector ``W[cols]`` is loaded once
+and read by every block. ``eps`` does not change the schedule; it is kept in the task's
+``params`` so the problem still says what was computed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from models.cost import VECTOR_PASSES
+from models.dtypes import DTYPE_BYTES
+from models.ops.builder import ProblemBuilder
+from models.ops.params import Param
+from models.ops.rowwise import ROW_PARAMS, build_rowwise
+
+__all__ = ["KIND", "PARAMS", "build"]
+
+KIND = "rmsnorm"
+PARAMS = {
+    **ROW_PARAMS,
+    "eps": Param("number", 1e-6, minimum=0, help="added to the mean square"),
+    "dtype": Param("str", "f16", choices=tuple(DTYPE_BYTES), help="element type"),
+    "weight": Param("tensor", "{task}.W", help="tensor name of the [cols] weight"),
+}
+
+
+def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
+    """Add the RMSNorm task ``name`` with parameters ``p`` (already checked) to ``b``."""
+    build_rowwise(b, name, KIND, p, compute=("norm", VECTOR_PASSES["rmsnorm"]),
+                  weight=str(p["weight"]))

@@ -1,0 +1,117 @@
+"""Checks that a problem can be scheduled on a target at all, before any search.
+
+The format reader checks a problem on its own; this module checks it against a target:
+every lane, budget and memory it names exists (``FORMAT``), nothing asks more than the
+target has (``FIT``), and the ``after`` edges have no cycle (``CYCLE``). A problem that
+passes may still be hard to schedule, but it is never impossible for these reasons.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import networkx as nx
+
+from models.errors import InputError
+from models.formats import Problem, Target
+from models.jsonio import json_path
+
+__all__ = ["Finding", "find_problem_error", "validate_problem", "after_graph",
+           "placed_bytes"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Why a problem cannot run: a JSON path, a rule, a sentence, and the task concerned."""
+
+    path: str
+    rule: str
+    message: str
+    task: str | None = None
+
+
+def after_graph(problem: Problem) -> nx.DiGraph:
+    """The ops as nodes and the ``after`` edges as arcs."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(problem.ops)
+    graph.add_edges_from(problem.after)
+    return graph
+
+
+def placed_bytes(sizes_and_aligns: list[tuple[int, int]]) -> int:
+    """The least address span that buffers of these (size, alignment) pairs need together.
+
+    Every buffer starts at a multiple of its alignment, so every buffer below the top one
+    is followed by padding up to the next aligned offset; the top one needs only its size:
+    ``sum(round_up(size, align)) - max(round_up(size, align) - size)``.
+    """
+    if not sizes_and_aligns:
+        return 0
+    rounded = [-(-size // align) * align for size, align in sizes_and_aligns]
+    slack = max(r - size for r, (size, _) in zip(rounded, sizes_and_aligns, strict=True))
+    return sum(rounded) - slack
+
+
+def find_problem_error(problem: Problem, target: Target) -> Finding | None:
+    """The first reason ``problem`` cannot run on ``target``, or None."""
+    buffer_task: dict[str, str] = {}
+    for op in problem.ops.values():
+        for access in (*op.reads, *op.writes):
+            if access.buffer is not None:
+                buffer_task.setdefault(access.buffer, op.task)
+
+    def alignment(buffer: str) -> int:
+        b = problem.buffers[buffer]
+        return math.lcm(b.align, target.memories[b.memory].alignment_bytes)
+
+    for name, buffer in problem.buffers.items():
+        path = json_path(json_path("$.buffers", name), "memory")
+        if buffer.memory not in target.memories:
+            return Finding(path, "FORMAT", f"unknown memory {buffer.memory!r}; the target "
+                           f"has {', '.join(target.memories) or 'none'}", buffer_task.get(name))
+        capacity = target.memories[buffer.memory].capacity_bytes
+        if buffer.size > capacity:
+            return Finding(json_path(json_path("$.buffers", name), "size"), "FIT",
+                           f"buffer of {buffer.size} bytes is larger than {buffer.memory} "
+                           f"({capacity} bytes)", buffer_task.get(name))
+    for name, op in problem.ops.items():
+        op_path = json_path("$.ops", name)
+        for i, mode in enumerate(op.modes):
+            mode_path = json_path(json_path(op_path, "modes"), i)
+            for table, asked, what in ((target.lanes, mode.lanes, "lane kind"),
+                                       (target.budgets, mode.budgets, "budget")):
+                key = "lanes" if what == "lane kind" else "budgets"
+                for resource, amount in asked.items():
+                    path = json_path(json_path(mode_path, key), resource)
+                    if resource not in table:
+                        return Finding(path, "FORMAT", f"unknown {what} {resource!r}; the "
+                                       f"target has {', '.join(table) or 'none'}", op.task)
+                    if amount > table[resource]:
+                        return Finding(path, "FIT", f"mode asks {amount} of {what} "
+                                       f"{resource!r}, the target has {table[resource]}",
+                                       op.task)
+        by_memory: dict[str, list[tuple[int, int]]] = {}
+        for buffer in dict.fromkeys(a.buffer for a in (*op.reads, *op.writes) if a.buffer):
+            b = problem.buffers[buffer]
+            by_memory.setdefault(b.memory, []).append((b.size, alignment(buffer)))
+        for memory, items in by_memory.items():
+            need, capacity = placed_bytes(items), target.memories[memory].capacity_bytes
+            if need > capacity:
+                return Finding(op_path, "FIT", f"the {len(items)} buffers this op accesses "
+                               f"need {need} bytes of {memory} together (aligned), more than "
+                               f"its {capacity} bytes", op.task)
+    graph = after_graph(problem)
+    if not nx.is_directed_acyclic_graph(graph):
+        cycle = [edge[0] for edge in nx.find_cycle(graph)]
+        return Finding("$.after", "CYCLE", "after edges form a cycle: "
+                       + " -> ".join([*cycle, cycle[0]]), problem.ops[cycle[0]].task)
+    return None
+
+
+def validate_problem(problem: Problem, target: Target, source: str = "<problem>") -> None:
+    """Raise :class:`InputError` (rule ``FORMAT``, ``FIT`` or ``CYCLE``) if ``problem``
+    cannot run on ``target``; see :func:`find_problem_error`."""
+    finding = find_problem_error(problem, target)
+    if finding is not None:
+        raise InputError(finding.message, source=source, path=finding.path, rule=finding.rule)

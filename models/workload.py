@@ -1,0 +1,211 @@
+"""Workload files (what a user writes) and tiling them into an ``npu-problem/1``.
+
+A workload names a target and lists tasks, each a ``kind`` with flat parameters
+(see ``docs/models.md``). TOML or JSON::
+
+    name = "gemm-rmsnorm"
+    target = "hexagon-v75"
+    [[tasks]]
+    name = "g0"
+    kind = "gemm"
+    M = 512
+    N = 512
+    K = 256
+
+Wherever a workload file is accepted, the name of a bundled example is accepted too.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from models.cost import cost_model
+from models.errors import InputError
+from models.formats import PROBLEM_FORMAT, Problem, Target, problem_from_dict
+from models.jsonio import json_path, load_json_file, parse_json_text
+from models.ops import KINDS
+from models.ops.builder import ProblemBuilder
+from models.ops.params import read_params
+from models.targets import load_target
+from models.validate import find_problem_error, validate_problem
+
+__all__ = ["WORKLOAD_FORMAT", "WorkloadTask", "Workload", "example_names", "load_workload",
+           "workload_from_dict", "tile", "scaled", "load_problem_input"]
+
+WORKLOAD_FORMAT = "npu-workload/1"
+_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+#: Per kind, the parameters that :func:`scaled` multiplies (the row dimension).
+_SCALED = {"gemm": "M", "rmsnorm": "rows", "elementwise": "rows", "copy": "rows"}
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadTask:
+    """One task: its name, kind and parameters (checked, defaults filled in)."""
+
+    name: str
+    kind: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    name: str
+    target: str
+    tasks: tuple[WorkloadTask, ...]
+    source: str = "<workload>"
+
+
+def _examples() -> Any:
+    return resources.files("models").joinpath("examples")
+
+
+def example_names() -> list[str]:
+    """The bundled example workloads, sorted by name."""
+    return sorted(Path(entry.name).stem for entry in _examples().iterdir()
+                  if entry.name.endswith((".toml", ".json")))
+
+
+def workload_from_dict(document: Any, source: str = "<workload>") -> Workload:
+    """Check a parsed workload document; InputError names the JSON path and the rule."""
+    def fail(path: str, message: str) -> InputError:
+        return InputError(message, source=source, path=path, rule="FORMAT")
+
+    if not isinstance(document, dict):
+        raise fail("$", "expected an object (a table)")
+    for key in ("name", "target", "tasks"):
+        if key not in document:
+            raise fail("$", f"missing required key {key!r}")
+    for key in document:
+        if key not in ("format", "name", "target", "tasks", "meta"):
+            raise fail(json_path("$", key), f"unknown key {key!r}")
+    if document.get("format", WORKLOAD_FORMAT) != WORKLOAD_FORMAT:
+        raise fail("$.format", f"expected format {WORKLOAD_FORMAT!r}")
+    for key in ("name", "target"):
+        if not isinstance(document[key], str) or not document[key]:
+            raise fail(json_path("$", key), "expected a non-empty string")
+    if not isinstance(document["tasks"], list) or not document["tasks"]:
+        raise fail("$.tasks", "expected a non-empty array of tasks")
+    tasks: list[WorkloadTask] = []
+    for i, raw in enumerate(document["tasks"]):
+        path = json_path("$.tasks", i)
+        if not isinstance(raw, dict):
+            raise fail(path, "expected an object (a table)")
+        for key in ("name", "kind"):
+            if key not in raw:
+                raise fail(path, f"missing required key {key!r}")
+        name, kind = raw["name"], raw["kind"]
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise fail(json_path(path, "name"), "a task name is letters, digits, '_' or '-'")
+        if any(task.name == name for task in tasks):
+            raise fail(json_path(path, "name"), f"duplicate task name {name!r}")
+        if kind not in KINDS:
+            raise fail(json_path(path, "kind"), f"unknown kind {kind!r}; known: "
+                                                f"{', '.join(KINDS)}")
+        params = {k: v for k, v in raw.items() if k not in ("name", "kind")}
+        tasks.append(WorkloadTask(name, kind,
+                                  read_params(KINDS[kind].PARAMS, params, name, path, source)))
+    return Workload(document["name"], document["target"], tuple(tasks), source)
+
+
+def _parse_toml(text: str, source: str) -> Any:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise InputError(f"not valid TOML: {error}", source=source, rule="TOML") from None
+
+
+def load_workload(name_or_path: str) -> Workload:
+    """A bundled example by name, else a ``.toml`` or ``.json`` workload file."""
+    if name_or_path in example_names():
+        for suffix in (".toml", ".json"):
+            entry = _examples().joinpath(name_or_path + suffix)
+            if entry.is_file():
+                text = entry.read_text("utf-8")
+                parse = _parse_toml if suffix == ".toml" else parse_json_text
+                return workload_from_dict(parse(text, name_or_path), name_or_path)
+    path = Path(name_or_path)
+    if not path.is_file():
+        raise InputError(f"no such workload file or bundled example; examples: "
+                         f"{', '.join(example_names())}", source=name_or_path, rule="FILE")
+    if path.suffix == ".toml":
+        try:
+            text = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise InputError(f"cannot read: {error}", source=name_or_path,
+                             rule="FILE") from None
+        return workload_from_dict(_parse_toml(text, name_or_path), name_or_path)
+    return workload_from_dict(load_json_file(path), name_or_path)
+
+
+def tile(workload: Workload, target: Target) -> Problem:
+    """Tile every task into ops on ``target``; the problem's ``meta.target`` names it.
+
+    A problem that cannot run on the target (a block larger than its memory, say) is an
+    InputError naming the workload file and the task (``$.tasks[i]``).
+    """
+    model = cost_model(target)
+    builder = ProblemBuilder(target, model, workload.source)
+    paths = {}
+    for i, task in enumerate(workload.tasks):
+        paths[task.name] = builder.path = json_path("$.tasks", i)
+        KINDS[task.kind].build(builder, task.name, task.params)
+    problem = builder.build(workload.name, {"target": target.name,
+                                            "workload": workload.name})
+    finding = find_problem_error(problem, target)
+    if finding is not None:
+        raise InputError(f"{finding.message} (at {finding.path} of the tiled problem)",
+                         source=workload.source, path=paths.get(finding.task or "", "$"),
+                         rule=finding.rule)
+    return problem
+
+
+def scaled(workload: Workload, factor: float) -> Workload:
+    """The same workload with every task's row dimension (gemm ``M``, else ``rows``)
+    multiplied by ``factor`` and rounded; op counts grow roughly in proportion.
+
+    Equal extents stay equal, so a chain whose tasks share a tensor stays consistent.
+    """
+    if factor <= 0:
+        raise ValueError("factor must be positive")
+    tasks = []
+    for task in workload.tasks:
+        key = _SCALED[task.kind]
+        params = {**task.params, key: max(1, round(task.params[key] * factor))}
+        tasks.append(replace(task, params=params))
+    return replace(workload, name=f"{workload.name}x{factor:g}", tasks=tuple(tasks))
+
+
+def _json_document(path: str) -> Any:
+    """The parsed document if ``path`` is a JSON file (not an example name), else None."""
+    if path in example_names() or Path(path).suffix == ".toml" or not Path(path).is_file():
+        return None
+    return load_json_file(path)
+
+
+def load_problem_input(path_or_name: str, target_option: str | None) -> tuple[Problem, Target]:
+    """A problem and its target from a workload (file or example name) or a problem file.
+
+    The target is ``target_option`` if given, else the workload's target or the problem's
+    ``meta.target``; a problem file without either is an InputError. The problem is
+    checked against the target (:func:`models.validate.validate_problem`).
+    """
+    document = _json_document(path_or_name)
+    if not (isinstance(document, dict) and document.get("format") == PROBLEM_FORMAT):
+        workload = (load_workload(path_or_name) if document is None
+                    else workload_from_dict(document, path_or_name))
+        target = load_target(target_option or workload.target)
+        return tile(workload, target), target
+    meta = document.get("meta")
+    name = target_option or (meta.get("target") if isinstance(meta, dict) else None)
+    if not isinstance(name, str) or not name:
+        raise InputError("no target: give --target, or set meta.target in the problem",
+                         source=path_or_name, path="$.meta", rule="TARGET")
+    target = load_target(name)
+    problem = problem_from_dict(document, path_or_name, target)
+    validate_problem(problem, target, path_or_name)
+    return problem, target

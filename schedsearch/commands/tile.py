@@ -1,0 +1,45 @@
+"""``schedsearch tile WORKLOAD -o problem.json``: tile a workload into an npu-problem/1."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from models.formats import problem_to_dict, write_json_atomic
+from models.targets import load_target
+from models.workload import load_workload, scaled, tile
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "tile", help="tile a workload into an npu-problem/1 file",
+        description="Tile a workload (a .toml/.json file or a bundled example name) into "
+                    "an npu-problem/1 document whose meta.target names its target.")
+    parser.add_argument("workload", metavar="WORKLOAD", help="workload file or example name")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write the problem here (whole or not at all); default stdout")
+    parser.add_argument("--target", metavar="NAME|FILE",
+                        help="target instead of the workload's own")
+    parser.add_argument("--scale", metavar="FACTOR", type=float,
+                        help="multiply each task's row dimension (gemm M, else rows)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    workload = load_workload(args.workload)
+    if args.scale is not None:
+        if args.scale <= 0:
+            print("schedsearch tile: error: --scale must be positive", file=sys.stderr)
+            return 2
+        workload = scaled(workload, args.scale)
+    target = load_target(args.target or workload.target)
+    problem = tile(workload, target)
+    document = problem_to_dict(problem)
+    if args.output is None or args.output == "-":
+        print(json.dumps(document, indent=1))
+    else:
+        write_json_atomic(args.output, document)
+        print(f"{args.output}: {len(problem.ops)} ops, {len(problem.buffers)} buffers, "
+              f"{len(problem.after)} after edges, {len(problem.tasks)} tasks on {target.name}")
+    return 0
