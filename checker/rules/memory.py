@@ -1,0 +1,102 @@
+"""Rules about buffer placement in on-chip memories: range, aliasing and lifetime."""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from collections import defaultdict
+
+from checker.model import Model
+from checker.report import Violation
+
+__all__ = ["check_mem_range", "check_alias", "check_lifetime"]
+
+
+def check_mem_range(m: Model) -> list[Violation]:
+    """MEM_RANGE: ``offset >= 0``, ``offset`` is a multiple of the buffer's ``align`` and of
+    its memory's ``alignment_bytes``, and ``offset + size <= capacity_bytes``."""
+    out = []
+    for name, place in m.buffer_places.items():
+        buffer = m.buffers[name]
+        memory = m.memories[buffer.memory]
+        offset = place.offset
+        if offset < 0:
+            problem = "is negative"
+        elif offset % buffer.align:
+            problem = f"is not a multiple of the buffer's alignment {buffer.align}"
+        elif offset % memory.alignment:
+            problem = (f"is not a multiple of {buffer.memory}'s alignment "
+                       f"{memory.alignment}")
+        elif offset + buffer.size > memory.capacity:
+            problem = (f"+ size {buffer.size} exceeds {buffer.memory}'s capacity "
+                       f"{memory.capacity}")
+        else:
+            continue
+        out.append(Violation("MEM_RANGE", f"buffer {name!r} at offset {offset} {problem}",
+                             buffers=(name,), time=place.alloc))
+    return out
+
+
+def check_alias(m: Model) -> list[Violation]:
+    """ALIAS: two buffers of one memory whose byte ranges ``[offset, offset + size)``
+    intersect have disjoint ``[alloc, free)`` windows.
+
+    A sweep over time per memory (frees before allocs at equal times) keeps the live
+    buffers sorted by offset; a new buffer is compared only with live buffers that start
+    below its end and within the largest buffer size of its start. Each buffer is
+    reported once, with the first live buffer it collides with.
+    """
+    events: dict[str, list[tuple[int, int, int, int, str]]] = defaultdict(list)
+    largest: dict[str, int] = defaultdict(int)
+    for name, place in m.buffer_places.items():
+        buffer = m.buffers[name]
+        if buffer.size <= 0 or place.free <= place.alloc:
+            continue
+        end = place.offset + buffer.size
+        events[buffer.memory].append((place.alloc, 1, place.offset, end, name))
+        events[buffer.memory].append((place.free, 0, place.offset, end, name))
+        largest[buffer.memory] = max(largest[buffer.memory], buffer.size)
+    out = []
+    for memory, timeline in events.items():
+        timeline.sort()
+        reach = largest[memory]
+        live: list[tuple[int, str, int]] = []  # (offset, name, end), sorted
+        for time, is_alloc, lo, hi, name in timeline:
+            if not is_alloc:
+                del live[bisect_left(live, (lo, name, hi))]
+                continue
+            i = bisect_left(live, (hi,)) - 1
+            while i >= 0 and live[i][0] > lo - reach:
+                other_lo, other, other_hi = live[i]
+                if other_hi > lo:
+                    out.append(Violation("ALIAS", f"buffers {other!r} [{other_lo}, {other_hi}) "
+                                         f"and {name!r} [{lo}, {hi}) share {memory} bytes at "
+                                         f"t={time}", buffers=(other, name), time=time))
+                    break
+                i -= 1
+            insort(live, (lo, name, hi))
+    return out
+
+
+def check_lifetime(m: Model) -> list[Violation]:
+    """LIFETIME: ``0 <= alloc <= free``, and every op that accesses a buffer runs inside
+    the buffer's ``[alloc, free)`` window (``alloc <= start`` and ``end <= free``)."""
+    out = []
+    for name, place in m.buffer_places.items():
+        if not 0 <= place.alloc <= place.free:
+            out.append(Violation("LIFETIME", f"buffer {name!r} has alloc {place.alloc} and "
+                                 f"free {place.free}; need 0 <= alloc <= free",
+                                 buffers=(name,), time=place.alloc))
+    places = m.buffer_places
+    for op_name, op, p in m.scheduled():
+        seen = set()
+        for access in (*op.buffer_reads, *op.buffer_writes):
+            buffer = access.buffer
+            place = places.get(buffer)
+            if place is None or buffer in seen:
+                continue
+            seen.add(buffer)
+            if p.start < place.alloc or p.stop > place.free:
+                out.append(Violation("LIFETIME", f"op {op_name!r} runs [{p.start}, {p.end}) "
+                                     f"but buffer {buffer!r} lives [{place.alloc}, "
+                                     f"{place.free})", (op_name,), (buffer,), time=p.start))
+    return out

@@ -1,0 +1,165 @@
+"""Rules about what buffers hold: every read sees the value it expects, no write races.
+
+An op reads during its whole window ``[start, end)``; its writes occupy the written bytes
+during the whole window and the value becomes visible at ``end``. Empty byte ranges
+touch nothing and are ignored here.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import defaultdict
+from dataclasses import dataclass
+
+from checker.model import Model
+from checker.report import Violation
+
+__all__ = ["check_stale_reads", "check_write_races"]
+
+
+@dataclass(slots=True)
+class _Touch:
+    """One access of one op to a byte range of a buffer, with the op's window."""
+
+    op: str
+    lo: int
+    hi: int
+    start: int
+    end: int
+    value: str | None
+
+
+def _touches(m: Model) -> tuple[dict[str, list[_Touch]], dict[str, list[_Touch]]]:
+    reads: dict[str, list[_Touch]] = defaultdict(list)
+    writes: dict[str, list[_Touch]] = defaultdict(list)
+    for name, op, p in m.scheduled():
+        stop = p.stop
+        for a in op.buffer_reads:
+            if a.lo < a.hi:
+                reads[a.buffer].append(_Touch(name, a.lo, a.hi, p.start, stop, a.value))
+        for a in op.buffer_writes:
+            if a.lo < a.hi:
+                writes[a.buffer].append(_Touch(name, a.lo, a.hi, p.start, stop, a.value))
+    return reads, writes
+
+
+def _span(t: _Touch) -> str:
+    return f"bytes [{t.lo}, {t.hi})"
+
+
+def _last_write(read: _Touch, writes: list[_Touch], ends: list[int]) -> str | _Touch:
+    """The single latest write to the read's bytes ending at or before its start,
+    or why there is none (a sentence fragment)."""
+    i = bisect_right(ends, read.start) - 1
+    while i >= 0 and not (writes[i].lo < read.hi and read.lo < writes[i].hi):
+        i -= 1
+    if i < 0:
+        return "no write to them ends by then"
+    last = writes[i]
+    i -= 1
+    while i >= 0 and ends[i] == last.end:
+        other = writes[i]
+        if other.lo < read.hi and read.lo < other.hi:
+            return (f"ops {other.op!r} and {last.op!r} both finish writing them at "
+                    f"t={last.end}")
+        i -= 1
+    return last
+
+
+def _conflicts(reads: list[_Touch], writes: list[_Touch]) -> dict[int, _Touch]:
+    """For each read (by index), one write by another op to its bytes that overlaps it in
+    time: ``write.start < read.end`` and ``write.end > read.start``.
+
+    One sweep by start time, writes before reads at equal times: a write already running
+    when a read starts is found at the read; a write starting inside a read's window is
+    found at the write.
+    """
+    found: dict[int, _Touch] = {}
+    events = sorted([(w.start, 0, i) for i, w in enumerate(writes)] +
+                    [(r.start, 1, i) for i, r in enumerate(reads)])
+    live_writes: list[_Touch] = []
+    live_reads: list[int] = []
+    for time, is_read, i in events:
+        if is_read:
+            r = reads[i]
+            live_writes = [w for w in live_writes if w.end > time]
+            for w in live_writes:
+                if w.op != r.op and w.start < r.end and w.lo < r.hi and r.lo < w.hi:
+                    found[i] = w
+                    break
+            if r.end > r.start:
+                live_reads.append(i)
+        else:
+            w = writes[i]
+            live_reads = [j for j in live_reads if reads[j].end > time]
+            for j in live_reads:
+                r = reads[j]
+                if j not in found and r.op != w.op and r.start < time and \
+                        w.lo < r.hi and r.lo < w.hi:
+                    found[j] = w
+            if w.end > w.start:
+                live_writes.append(w)
+    return found
+
+
+def check_stale_reads(m: Model) -> list[Violation]:
+    """STALE_READ: a read of ``(buffer, bytes, value)`` over ``[start, end)`` sees that
+    value. Among the writes to any of those bytes that ended at or before ``start``, the
+    one that ended last must be a single write (no other such write ends at the same
+    time), cover all the bytes and have written exactly ``value``; and no op other than
+    the reader writes any of those bytes during ``[that write's end, end)``.
+
+    Given the first part, a write inside ``[that write's end, start]`` would itself be a
+    later last write, so the second part reduces to: no other op's write to those bytes
+    overlaps the read's window, which one sweep per buffer finds.
+    """
+    reads, writes = _touches(m)
+    out = []
+    for buffer, buffer_reads in reads.items():
+        buffer_writes = sorted(writes.get(buffer, []), key=lambda w: w.end)
+        ends = [w.end for w in buffer_writes]
+        racing = _conflicts(buffer_reads, buffer_writes)
+        for i, r in enumerate(buffer_reads):
+            expected = "no value" if r.value is None else f"value {r.value!r}"
+            last = _last_write(r, buffer_writes, ends)
+            if isinstance(last, str):
+                why, ops, time = last, (r.op,), r.start
+            elif last.lo > r.lo or last.hi < r.hi:
+                why = f"the last write, by op {last.op!r}, covers only {_span(last)}"
+                ops, time = (last.op, r.op), last.end
+            elif last.value != r.value:
+                got = "no value" if last.value is None else f"value {last.value!r}"
+                why = f"the last write, by op {last.op!r} at t={last.end}, holds {got}"
+                ops, time = (last.op, r.op), last.end
+            elif i in racing:
+                w = racing[i]
+                why = f"op {w.op!r} writes them during [{w.start}, {w.end})"
+                ops, time = (w.op, r.op), max(w.start, r.start)
+            else:
+                continue
+            out.append(Violation("STALE_READ", f"op {r.op!r} reads {expected} from {buffer!r} "
+                                 f"{_span(r)} at t={r.start}, but {why}", ops, (buffer,),
+                                 time=time))
+    return out
+
+
+def check_write_races(m: Model) -> list[Violation]:
+    """WRITE_RACE: two writes by different ops to intersecting bytes of one buffer never
+    overlap in time (windows are half-open). One op's own accesses do not race: it may
+    read and write the same bytes itself. A sweep by start time per buffer; each write is
+    reported once, with one partner."""
+    _, writes = _touches(m)
+    out = []
+    for buffer, buffer_writes in writes.items():
+        live: list[_Touch] = []
+        for w in sorted((w for w in buffer_writes if w.end > w.start), key=lambda w: w.start):
+            live = [x for x in live if x.end > w.start]
+            for x in live:
+                if x.op != w.op and x.lo < w.hi and w.lo < x.hi:
+                    out.append(Violation("WRITE_RACE", f"ops {x.op!r} and {w.op!r} both write "
+                                         f"{buffer!r} bytes [{max(x.lo, w.lo)}, "
+                                         f"{min(x.hi, w.hi)}) at t={w.start}", (x.op, w.op),
+                                         (buffer,), time=w.start))
+                    break
+            live.append(w)
+    return out
