@@ -1,0 +1,30 @@
+"""Hypothesis settings profiles for the whole test suite, chosen by ``HYPOTHESIS_PROFILE``.
+
+- ``ci`` (the default): few examples, derandomized so every run tries the same inputs and
+  a red build is reproducible; no deadline, because shared CI machines stall at random.
+- ``dev``: the same sizes with a fresh random seed each run and the example database on,
+  for local runs that should explore beyond what CI already covered.
+- ``long``: thousands of examples per property, for a deliberate hunt (docs/fuzzing.md).
+
+Tests that are expensive per example (the search fuzzing) scale their own
+``max_examples`` down from the active profile's, see ``tests/fuzz/_budget.py``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+_SLOW_DRAWS = [HealthCheck.too_slow, HealthCheck.data_too_large]
+
+settings.register_profile(
+    "ci", max_examples=25, deadline=None, derandomize=True, database=None,
+    print_blob=True, suppress_health_check=_SLOW_DRAWS)
+settings.register_profile(
+    "dev", max_examples=25, deadline=None, print_blob=True,
+    suppress_health_check=_SLOW_DRAWS)
+settings.register_profile(
+    "long", max_examples=2000, deadline=None, print_blob=True,
+    suppress_health_check=[*_SLOW_DRAWS, HealthCheck.filter_too_much])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
