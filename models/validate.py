@@ -8,7 +8,6 @@ passes may still be hard to schedule, but it is never impossible for these reaso
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import networkx as nx
@@ -39,18 +38,19 @@ def after_graph(problem: Problem) -> nx.DiGraph:
     return graph
 
 
-def placed_bytes(sizes_and_aligns: list[tuple[int, int]]) -> int:
-    """The least address span that buffers of these (size, alignment) pairs need together.
+def placed_bytes(sizes: list[int], alignment: int) -> int:
+    """The least address span that buffers of these sizes need together in a memory whose
+    offsets are all multiples of ``alignment``.
 
-    Every buffer starts at a multiple of its alignment, so every buffer below the top one
-    is followed by padding up to the next aligned offset; the top one needs only its size:
-    ``sum(round_up(size, align)) - max(round_up(size, align) - size)``.
+    Every buffer starts at a multiple of ``alignment``, so each buffer below the top one
+    is followed by padding up to the next multiple; the top one needs only its size:
+    ``sum(round_up(size)) - max(round_up(size) - size)``. (A buffer with a larger alignment
+    of its own may leave more padding, never less, so this stays a lower bound.)
     """
-    if not sizes_and_aligns:
+    if not sizes:
         return 0
-    rounded = [-(-size // align) * align for size, align in sizes_and_aligns]
-    slack = max(r - size for r, (size, _) in zip(rounded, sizes_and_aligns, strict=True))
-    return sum(rounded) - slack
+    rounded = [-(-size // alignment) * alignment for size in sizes]
+    return sum(rounded) - max(r - size for r, size in zip(rounded, sizes, strict=True))
 
 
 def find_problem_error(problem: Problem, target: Target) -> Finding | None:
@@ -60,10 +60,6 @@ def find_problem_error(problem: Problem, target: Target) -> Finding | None:
         for access in (*op.reads, *op.writes):
             if access.buffer is not None:
                 buffer_task.setdefault(access.buffer, op.task)
-
-    def alignment(buffer: str) -> int:
-        b = problem.buffers[buffer]
-        return math.lcm(b.align, target.memories[b.memory].alignment_bytes)
 
     for name, buffer in problem.buffers.items():
         path = json_path(json_path("$.buffers", name), "memory")
@@ -91,12 +87,14 @@ def find_problem_error(problem: Problem, target: Target) -> Finding | None:
                         return Finding(path, "FIT", f"mode asks {amount} of {what} "
                                        f"{resource!r}, the target has {table[resource]}",
                                        op.task)
-        by_memory: dict[str, list[tuple[int, int]]] = {}
+        by_memory: dict[str, list[int]] = {}
         for buffer in dict.fromkeys(a.buffer for a in (*op.reads, *op.writes) if a.buffer):
             b = problem.buffers[buffer]
-            by_memory.setdefault(b.memory, []).append((b.size, alignment(buffer)))
+            by_memory.setdefault(b.memory, []).append(b.size)
         for memory, items in by_memory.items():
-            need, capacity = placed_bytes(items), target.memories[memory].capacity_bytes
+            limits = target.memories[memory]
+            need = placed_bytes(items, limits.alignment_bytes)
+            capacity = limits.capacity_bytes
             if need > capacity:
                 return Finding(op_path, "FIT", f"the {len(items)} buffers this op accesses "
                                f"need {need} bytes of {memory} together (aligned), more than "
