@@ -1,0 +1,109 @@
+"""``schedsearch compare WORKLOAD``: the four execution paths side by side (docs/paths.md).
+
+Prints one row per path (makespan with overheads, speed-up over separate kernels, device
+time, overhead, launches, events, barriers, busy share per lane kind, peak memory,
+whether the checker accepts the schedule), then the gains between paths, the contention
+cost of concurrent kernels and the upper bound of the overlap gain. ``--json`` prints
+the same figures as ``{"paths": [...], ...}``; ``--plot`` draws the four timelines;
+``--save-plan DIR`` writes a plan file for ``schedsearch select``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from models.workload import load_problem_input
+from schedsearch.paths import Comparison, SolveOptions, compare
+from schedsearch.plans import make_plan, write_plan
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "compare", help="compare separate, concurrent and fused execution of a workload",
+        description="Build the four paths (separate kernels in sequence, concurrent "
+                    "kernels, one fused entry with a barrier between tasks, one fused "
+                    "entry with interleaved tiles), verify each with the checker and score "
+                    "them with the cost model, overheads included.")
+    parser.add_argument("workload", metavar="WORKLOAD",
+                        help="workload file, bundled example name, or npu-problem/1 file")
+    parser.add_argument("--target", metavar="NAME|FILE",
+                        help="target name or npu-target/1 file (default: the input's)")
+    parser.add_argument("--time-limit", type=float, default=5.0, metavar="S",
+                        help="search budget of every solve, in seconds (default 5)")
+    parser.add_argument("--seed", type=int, default=0, metavar="N", help="random seed")
+    parser.add_argument("--workers", type=int, default=2, metavar="W",
+                        help="CP-SAT worker threads (default 2)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--plot", metavar="PATHS.png",
+                        help="draw the four schedules on one time axis")
+    parser.add_argument("--save-plan", metavar="DIR",
+                        help="write a plan file (npu-plan/1) for `schedsearch select`")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    problem, target = load_problem_input(args.workload, args.target)
+    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers)
+    comparison = compare(problem, target, options=options)
+    figures = comparison.as_dict()
+    if args.json:
+        print(json.dumps({"problem": problem.name, "target": target.name,
+                          "time_unit": target.time_unit, **figures}, indent=1))
+    else:
+        print(f"{problem.name} on {target.name}: {len(problem.tasks)} tasks, "
+              f"{len(problem.ops)} ops; times in {target.time_unit}")
+        print(format_table(comparison, figures))
+    if args.plot:
+        from schedsearch.plot import plot_paths
+
+        plot_paths([(p.name, p.schedule) for p in comparison.paths], args.plot)
+        if not args.json:
+            print(f"wrote {args.plot}")
+    if args.save_plan:
+        plan = make_plan(comparison)
+        written = write_plan(plan, args.save_plan)
+        if not args.json:
+            runs = (f"prefers its fallback ({plan.fallback['path']})"
+                    if plan.fallback["preferred"] else f"runs {plan.cost['path']}")
+            print(f"wrote {written}: {runs}")
+    return 0
+
+
+def format_table(comparison: Comparison, figures: dict[str, Any]) -> str:
+    """The table and the summary lines of the plain-text output."""
+    target = comparison.paths[0].schedule.target
+    lanes, memories = list(target.lanes), list(target.memories)
+    header = (["path", "makespan", "speed-up", "device", "overhead", "launches", "events",
+               "barriers"] + [f"{lane} busy" for lane in lanes]
+              + [f"peak {m} KiB" for m in memories] + ["legal"])
+    rows = []
+    for p in figures["paths"]:
+        rows.append([p["name"], str(p["makespan"]), f"{p['speedup']:.3f}x",
+                     str(p["device_makespan"]), str(p["overhead"]), str(p["launches"]),
+                     str(p["events"]), str(p["barriers"])]
+                    + [f"{p['busy_share'][lane]:.0%}" for lane in lanes]
+                    + [f"{p['peak_bytes'][m] / 1024:.0f}" for m in memories]
+                    + ["yes" if p["legal"] else "no: " + ",".join(p["violations"])])
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+
+    gains, bound = figures["gains"], figures["overlap_bound"]
+    out = [line(header), *map(line, rows), "",
+           f"entry-merge gain (separate -> fused-barrier):          {gains['entry_merge']:.3f}x",
+           f"overlap gain (fused-barrier -> fused-interleaved):     {gains['overlap']:.3f}x",
+           f"gain over concurrent (concurrent -> fused-interleaved): "
+           f"{gains['over_concurrent']:.3f}x",
+           f"contention cost in concurrent: {figures['contention_cost']} (contended minus "
+           f"uncontended time of the best concurrent split of each wave)",
+           f"overlap-gain upper bound: at most {bound['removable_share']:.1%} of "
+           f"fused-barrier's time can be removed (lower bound {figures['lower_bound']} + one "
+           f"launch), so at most {bound['speedup']:.3f}x"]
+    notes = [f"  {p.name}: {p.note}" for p in comparison.paths if p.note]
+    if notes:
+        out += ["notes:", *notes]
+    return "\n".join(out)
