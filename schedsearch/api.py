@@ -1,0 +1,185 @@
+"""``solve``: from a problem and a target to a legal schedule with a short makespan.
+
+The pipeline, each stage starting from the previous stage's legal answer:
+
+1. refuse what cannot fit (:func:`models.validate.validate_problem`: a buffer larger than
+   its memory, an op whose operands exceed it, a mode larger than the target) and derive
+   every precedence the accesses imply (:mod:`schedsearch.hazards`; rule CYCLE if they
+   contradict each other);
+2. the memory-aware list scheduler (:mod:`schedsearch.constructive`): a legal schedule in
+   milliseconds, or a clear error naming the op that cannot fit;
+3. improvement within the time limit: the whole CP-SAT model when the problem is small
+   enough to solve whole (:mod:`schedsearch.cpsat`), otherwise large-neighbourhood
+   search over time windows (:mod:`schedsearch.lns`); both keep the incumbent, so the
+   answer is never worse than the constructive one;
+4. optionally, peak memory at the best makespan (``secondary="peak-memory"``).
+
+The time limit is turned into a deterministic budget (CP-SAT's machine-independent work
+count, about a second each on a typical machine), so the same seed and worker count give
+the same schedule; only ``meta.wall_s`` differs between runs.
+
+Quality is reported against the best lower bound available: the largest of the cost
+model's bound (:func:`models.bounds.lower_bound`), the longest chain of the derived
+precedences, and CP-SAT's proven bound when the whole model was solved.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from models.bounds import lower_bound
+from models.errors import InputError
+from models.evaluation import evaluate
+from models.formats import Problem, Schedule, Target
+from models.validate import validate_problem
+from schedsearch.constructive import construct, tails
+from schedsearch.cpsat.model import build, solve_built, whole_problem
+from schedsearch.cpsat.variables import Incumbent
+from schedsearch.hazards import build_dag
+from schedsearch.instance import Instance, build_instance
+from schedsearch.lns import improve
+from schedsearch.solution import Solution, peak_bytes, to_schedule
+
+__all__ = ["solve", "solve_report", "Progress", "SolveReport", "SECONDARIES",
+           "WHOLE_MODEL_MAX_OPS"]
+
+SECONDARIES = ("peak-memory",)
+#: Problems up to this many ops are solved as one CP-SAT model; larger ones by LNS.
+WHOLE_MODEL_MAX_OPS = 300
+#: Deterministic-time units granted per second of time limit (calibrated so that wall
+#: time stays near the limit on a 2-core machine).
+DETERMINISTIC_PER_SECOND = 1.0
+#: Share of the budget the peak-memory phase gets when it is asked for.
+SECONDARY_SHARE = 0.3
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """One line of progress: the stage, best makespan so far, best lower bound, seconds."""
+
+    stage: str
+    makespan: int
+    bound: int
+    elapsed: float
+
+
+@dataclass(frozen=True, slots=True)
+class SolveReport:
+    """The schedule and the figures a summary needs (from the one cost model)."""
+
+    schedule: Schedule
+    bound: int
+    bound_parts: dict[str, int]
+    ratio: float
+    busy_share: dict[str, float]
+    peak_bytes: dict[str, int]
+
+
+def solve(problem: Problem, target: Target, *, time_limit: float = 10.0, seed: int = 0,
+          workers: int = 2, granularity: str = "tile", secondary: str | None = None,
+          progress: Callable[[Progress], None] | None = None) -> Schedule:
+    """A legal schedule of ``problem`` on ``target`` with the shortest makespan found.
+
+    Raises :class:`InputError` for a problem that cannot fit or whose dependencies form a
+    cycle. ``granularity="task"`` puts a barrier between consecutive tasks.
+    """
+    return solve_report(problem, target, time_limit=time_limit, seed=seed, workers=workers,
+                        granularity=granularity, secondary=secondary,
+                        progress=progress).schedule
+
+
+def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
+                 seed: int = 0, workers: int = 2, granularity: str = "tile",
+                 secondary: str | None = None,
+                 progress: Callable[[Progress], None] | None = None,
+                 source: str = "<problem>") -> SolveReport:
+    """:func:`solve`, with the lower bound and the cost model's figures of the result."""
+    if secondary is not None and secondary not in SECONDARIES:
+        raise InputError(f"secondary must be one of {SECONDARIES}, got {secondary!r}",
+                         source="<options>", rule="OPTION")
+    begin = time.perf_counter()
+    validate_problem(problem, target, source)
+    inst = build_instance(problem, target)
+    try:
+        dag = build_dag(inst, granularity)
+    except InputError as error:
+        raise error.with_source(source) from None
+    parts = dict(lower_bound(problem, target).parts)
+    parts["dependency_chain"] = max(tails(inst, dag), default=0)
+    bound = max(parts.values(), default=0)
+
+    def emit(stage: str, makespan: int) -> None:
+        if progress is not None:
+            progress(Progress(stage, makespan, bound, time.perf_counter() - begin))
+
+    solution = construct(inst, dag, source)
+    emit("constructive", solution.makespan(inst))
+    budget = time_limit * DETERMINISTIC_PER_SECOND
+    if secondary is not None:
+        budget *= 1 - SECONDARY_SHARE
+    meta: dict[str, Any] = {"solver": "constructive", "status": "FEASIBLE"}
+    cpsat_bound = None
+    if inst.n_ops <= WHOLE_MODEL_MAX_OPS:
+        solution, meta, cpsat_bound = _whole_model(inst, dag, solution, bound, budget, seed,
+                                                   workers, emit)
+    elif inst.n_ops:
+        result = improve(inst, dag, solution, budget=budget, seed=seed, workers=workers,
+                         lower=bound, on_improve=lambda m: emit("lns", m))
+        if result.accepted:
+            meta = {"solver": "lns", "status": "FEASIBLE", "lns_windows": result.windows,
+                    "lns_accepted": result.accepted}
+        solution = result.solution
+    if cpsat_bound is not None:
+        parts["cpsat"] = cpsat_bound
+        bound = max(bound, cpsat_bound)
+    if secondary == "peak-memory":
+        solution, meta["secondary"] = _peak_memory(inst, dag, solution, bound,
+                                                   time_limit * SECONDARY_SHARE, seed,
+                                                   workers)
+    makespan = solution.makespan(inst)
+    meta.update({"bound": bound, "cpsat_bound": cpsat_bound,
+                 "gap": round((makespan - bound) / makespan, 6) if makespan else 0.0,
+                 "seed": seed, "workers": workers, "granularity": granularity,
+                 "wall_s": round(time.perf_counter() - begin, 3)})
+    schedule = to_schedule(inst, solution, meta)
+    figures = evaluate(schedule)
+    return SolveReport(schedule=schedule, bound=bound, bound_parts=parts,
+                       ratio=makespan / bound if bound else 1.0,
+                       busy_share=figures.busy_share, peak_bytes=figures.peak_bytes)
+
+
+def _whole_model(inst: Instance, dag: Any, solution: Solution, bound: int, budget: float,
+                 seed: int, workers: int, emit: Callable[[str, int], None]
+                 ) -> tuple[Solution, dict[str, Any], int | None]:
+    """CP-SAT on the whole problem, hinted with ``solution``; keeps it if nothing better."""
+    inc = Incumbent.of(inst, dag, solution)
+    built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan)
+    outcome = solve_built(built, deterministic_limit=budget, seed=seed, workers=workers,
+                          on_objective=lambda m: emit("cp-sat", m))
+    meta: dict[str, Any] = {"solver": "constructive", "status": outcome.status,
+                            "reproducible": not outcome.wall_limit_hit}
+    if outcome.solution is None:
+        return solution, meta, None
+    meta["solver"] = "cp-sat"
+    return outcome.solution, meta, outcome.bound
+
+
+def _peak_memory(inst: Instance, dag: Any, solution: Solution, bound: int, seconds: float,
+                 seed: int, workers: int) -> tuple[Solution, dict[str, Any]]:
+    """Minimise the highest address used per memory, keeping the makespan."""
+    if inst.n_ops > WHOLE_MODEL_MAX_OPS:
+        return solution, {"objective": "peak-memory", "status": "SKIPPED_TOO_LARGE"}
+    inc = Incumbent.of(inst, dag, solution)
+    built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan,
+                  peak_memory_at=inc.makespan)
+    outcome = solve_built(built, deterministic_limit=seconds * DETERMINISTIC_PER_SECOND,
+                          seed=seed, workers=workers)
+    before = sum(peak_bytes(inst, solution).values())
+    if outcome.solution is None or outcome.objective is None or outcome.objective >= before:
+        return solution, {"objective": "peak-memory", "status": outcome.status,
+                          "peak_bytes": before}
+    return outcome.solution, {"objective": "peak-memory", "status": outcome.status,
+                              "peak_bytes": outcome.objective}

@@ -1,0 +1,373 @@
+"""A memory-aware list scheduler: a legal schedule fast, for every problem it can fit.
+
+It is the warm start of the exact search and the fallback when that search is out of
+time, so it must be quick (one pass of an event-driven schedule generation scheme) and
+must never return an illegal schedule.
+
+How it works. Time only moves forward. At each decision time, ops whose predecessors
+have all started (so their earliest start is known) and that lie within a window of the
+op sequence are tried in priority order (longest path to a sink first, then sequence
+position). An op starts if some mode's lanes and budget draws fit now (the shortest such
+mode is taken) and every buffer it touches that is not yet allocated fits at a first-fit
+aligned address among the buffers alive now. An allocated buffer keeps its address until
+its last accessor ends; since no op starts earlier than the current time, checking the
+current occupancy is enough for the op's whole window.
+
+Why it does not deadlock. Loads that fill memory with operands whose partners can never
+fit are the classic trap. Two guards: (1) an op that allocates buffers must leave room
+(in bytes) for the other not-yet-allocated buffers of at least the hungriest consumer of
+what it allocates, so a tile is loaded only when its partner tiles could be too; (2) ops
+may run ahead of the oldest unstarted op of the sequence by at most ``window`` positions.
+If a pass still stalls (nothing running, nothing fits), the scheduler retries with a
+narrower window on a depth-first sequence (each op right after what it needs), down to
+a window of zero: ops start in sequence order, which holds no more memory than running
+that sequence serially. Only if that too stalls is the problem reported as not fitting.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from models.errors import InputError
+from schedsearch.hazards import Dag
+from schedsearch.instance import Instance
+from schedsearch.solution import Solution
+
+__all__ = ["construct", "tails", "Stall"]
+
+
+@dataclass(frozen=True, slots=True)
+class Stall:
+    """Why a pass stopped: nothing runs and the op at the head of the sequence cannot fit."""
+
+    time: int
+    op: str
+    reason: str
+
+
+def tails(inst: Instance, dag: Dag) -> list[int]:
+    """Per node, the longest path from its start to the end of the schedule (min durations)."""
+    tail = [0] * dag.n_nodes
+    for v in reversed(dag.topo):
+        own = inst.min_duration(v) if v < dag.n_ops else 0
+        tail[v] = own + max((lag + tail[s] for s, lag in dag.succs[v]), default=0)
+    return tail
+
+
+def _heads(inst: Instance, dag: Dag) -> list[int]:
+    head = [0] * dag.n_nodes
+    for v in dag.topo:
+        own = inst.min_duration(v) if v < dag.n_ops else 0
+        for s, lag in dag.succs[v]:
+            head[s] = max(head[s], head[v] + own + lag)
+    return head
+
+
+def breadth_order(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]:
+    """Ops in a topological order by earliest possible start, then critical path."""
+    head = _heads(inst, dag)
+    missing = [len(p) for p in dag.preds]
+    heap = [(head[v], -tail[v], v) for v in range(dag.n_nodes) if not missing[v]]
+    heapq.heapify(heap)
+    order = []
+    while heap:
+        _, _, v = heapq.heappop(heap)
+        if v < dag.n_ops:
+            order.append(v)
+        for s, _ in dag.succs[v]:
+            missing[s] -= 1
+            if not missing[s]:
+                heapq.heappush(heap, (head[s], -tail[s], s))
+    return order
+
+
+def depth_order(dag: Dag, tail: Sequence[int]) -> list[int]:
+    """Ops in a depth-first topological order: each sink right after what it needs.
+
+    Sinks are taken longest tail first; an op's predecessors are visited in node order.
+    Running this order keeps few buffers alive: a tile is loaded just before its use.
+    """
+    sinks = sorted((v for v in range(dag.n_nodes) if not dag.succs[v]),
+                   key=lambda v: (-tail[v], v))
+    done = [False] * dag.n_nodes
+    order = []
+    for sink in sinks:
+        stack = [(sink, 0)]
+        while stack:
+            v, k = stack.pop()
+            if done[v]:
+                continue
+            preds = dag.preds[v]
+            while k < len(preds) and done[preds[k][0]]:
+                k += 1
+            if k < len(preds):
+                stack.append((v, k + 1))
+                stack.append((preds[k][0], 0))
+                continue
+            done[v] = True
+            if v < dag.n_ops:
+                order.append(v)
+    return order
+
+
+class _Memory:
+    """Address occupancy of one memory: live blocks sorted by offset, first-fit search."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.blocks: list[tuple[int, int, int]] = []  # (offset, end offset, buffer)
+        self.used = 0
+
+    def first_fit(self, size: int, align: int) -> int | None:
+        candidate = 0
+        for offset, end, _ in self.blocks:
+            if candidate + size <= offset:
+                break
+            if end > candidate:
+                candidate = -(-end // align) * align
+        return candidate if candidate + size <= self.capacity else None
+
+    def take(self, offset: int, size: int, buffer: int) -> None:
+        bisect.insort(self.blocks, (offset, offset + size, buffer))
+        self.used += size
+
+    def release(self, offset: int, size: int, buffer: int) -> None:
+        self.blocks.remove((offset, offset + size, buffer))
+        self.used -= size
+
+
+class _Pass:
+    """One run of the schedule generation scheme for a given sequence and window."""
+
+    def __init__(self, inst: Instance, dag: Dag, order: Sequence[int], window: int,
+                 reserve: bool, tail: Sequence[int]) -> None:
+        self.inst, self.dag, self.order = inst, dag, order
+        self.window, self.reserve = window, reserve
+        n = inst.n_ops
+        self.pos = [0] * n
+        for k, op in enumerate(order):
+            self.pos[op] = k
+        self.key = [(-tail[i], self.pos[i]) for i in range(n)]
+        self.modes = [sorted(range(len(inst.modes[i])),
+                             key=lambda k, i=i: (inst.modes[i][k].duration, k))
+                      for i in range(n)]
+        self.missing = [len(p) for p in dag.preds]
+        self.est = [0] * dag.n_nodes
+        self.ready = [False] * n
+        self.started = [False] * n
+        self.start = [0] * n
+        self.end = [0] * n
+        self.mode = [0] * n
+        self.offset = [0] * inst.n_buffers
+        self.allocated = [False] * inst.n_buffers
+        self.unstarted = [len(ops) for ops in inst.buffer_ops]
+        self.lane_free = dict(inst.target.lanes)
+        self.budget_used = dict.fromkeys(inst.target.budgets, 0)
+        self.memories = {name: _Memory(m.capacity_bytes)
+                         for name, m in inst.target.memories.items()}
+        self.running: list[tuple[int, int]] = []
+        self.frees: list[tuple[int, int]] = []
+        self.eligible: list[tuple[tuple[int, int], int]] = []
+        self.head = 0
+        self.limit = window
+        self.dirty = False
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _release(self, node: int) -> None:
+        """``node``'s predecessors have all started: make it eligible (a barrier passes)."""
+        stack = [node]
+        while stack:
+            v = stack.pop()
+            if v >= self.dag.n_ops:
+                for s, lag in self.dag.succs[v]:
+                    self.est[s] = max(self.est[s], self.est[v] + lag)
+                    self.missing[s] -= 1
+                    if not self.missing[s]:
+                        stack.append(s)
+                continue
+            self.ready[v] = True
+            if self.pos[v] <= self.limit:
+                bisect.insort(self.eligible, (self.key[v], v))
+                self.dirty = True
+
+    def _advance_window(self) -> None:
+        order, started = self.order, self.started
+        while self.head < len(order) and started[order[self.head]]:
+            self.head += 1
+        new_limit = self.head + self.window
+        for k in range(self.limit + 1, min(new_limit, len(order) - 1) + 1):
+            op = order[k]
+            if self.ready[op] and not started[op]:
+                bisect.insort(self.eligible, (self.key[op], op))
+                self.dirty = True
+        self.limit = max(self.limit, new_limit)
+
+    def _finish_until(self, now: int) -> None:
+        inst = self.inst
+        while self.running and self.running[0][0] <= now:
+            _, op = heapq.heappop(self.running)
+            mode = inst.modes[op][self.mode[op]]
+            for lane, n in mode.lanes:
+                self.lane_free[lane] += n
+            for budget, n in mode.budgets:
+                self.budget_used[budget] -= n
+        while self.frees and self.frees[0][0] <= now:
+            _, b = heapq.heappop(self.frees)
+            self.memories[inst.buffer_memory[b]].release(self.offset[b],
+                                                         inst.buffer_size[b], b)
+
+    # ------------------------------------------------------------------ one op
+    def _pick_mode(self, op: int) -> int | None:
+        inst = self.inst
+        for k in self.modes[op]:
+            mode = inst.modes[op][k]
+            if all(self.lane_free[lane] >= n for lane, n in mode.lanes) and all(
+                    self.budget_used[b] + n <= inst.target.budgets[b] for b, n in mode.budgets):
+                return k
+        return None
+
+    def _place_buffers(self, op: int) -> list[tuple[int, int]] | None:
+        """First-fit addresses for the op's unallocated buffers (taken; undone on failure)."""
+        inst = self.inst
+        placed: list[tuple[int, int]] = []
+        for b in self.inst.op_buffers[op]:
+            if self.allocated[b]:
+                continue
+            memory = self.memories[inst.buffer_memory[b]]
+            offset = memory.first_fit(inst.buffer_size[b], inst.buffer_align[b])
+            if offset is None:
+                self._undo(placed)
+                return None
+            memory.take(offset, inst.buffer_size[b], b)
+            placed.append((b, offset))
+        return placed
+
+    def _undo(self, placed: list[tuple[int, int]]) -> None:
+        for b, offset in placed:
+            self.memories[self.inst.buffer_memory[b]].release(offset, self.inst.buffer_size[b],
+                                                              b)
+
+    def _leaves_room(self, op: int, placed: list[tuple[int, int]]) -> bool:
+        """Guard (1): after allocating, some room remains for the partners of what was
+        allocated — the other unallocated buffers of each consumer, the hungriest one."""
+        inst = self.inst
+        new = {b for b, _ in placed}
+        need: dict[str, int] = {}
+        for b in new:
+            for consumer in inst.buffer_ops[b]:
+                if consumer == op or self.started[consumer]:
+                    continue
+                missing: dict[str, int] = {}
+                for x in inst.op_buffers[consumer]:
+                    if not self.allocated[x] and x not in new:
+                        memory = inst.buffer_memory[x]
+                        missing[memory] = missing.get(memory, 0) + inst.buffer_size[x]
+                for memory, size in missing.items():
+                    need[memory] = max(need.get(memory, 0), size)
+        return all(self.memories[m].capacity - self.memories[m].used >= size
+                   for m, size in need.items())
+
+    def _try_start(self, op: int, now: int) -> bool:
+        if self.est[op] > now:
+            return False
+        k = self._pick_mode(op)
+        if k is None:
+            return False
+        placed = self._place_buffers(op)
+        if placed is None:
+            return False
+        if self.reserve and placed and not self._leaves_room(op, placed):
+            self._undo(placed)
+            return False
+        self._commit(op, k, now, placed)
+        return True
+
+    def _commit(self, op: int, k: int, now: int, placed: list[tuple[int, int]]) -> None:
+        inst = self.inst
+        mode = inst.modes[op][k]
+        self.started[op], self.mode[op], self.start[op] = True, k, now
+        self.end[op] = end = now + mode.duration
+        for lane, n in mode.lanes:
+            self.lane_free[lane] -= n
+        for budget, n in mode.budgets:
+            self.budget_used[budget] += n
+        heapq.heappush(self.running, (end, op))
+        for b, offset in placed:
+            self.allocated[b], self.offset[b] = True, offset
+        for b in inst.op_buffers[op]:
+            self.unstarted[b] -= 1
+            if not self.unstarted[b]:
+                heapq.heappush(self.frees, (max(self.end[i] for i in inst.buffer_ops[b]), b))
+        for s, lag in self.dag.succs[op]:
+            self.est[s] = max(self.est[s], end + lag)
+            self.missing[s] -= 1
+            if not self.missing[s]:
+                self._release(s)
+
+    # ------------------------------------------------------------------ the loop
+    def run(self) -> Solution | Stall:
+        n = self.inst.n_ops
+        for v in range(self.dag.n_nodes):
+            if not self.missing[v]:
+                self._release(v)
+        now, done = 0, 0
+        while done < n:
+            self._finish_until(now)
+            self.dirty = False
+            for _, op in list(self.eligible):
+                if self._try_start(op, now):
+                    done += 1
+            self.eligible = [item for item in self.eligible if not self.started[item[1]]]
+            self._advance_window()
+            if self.frees and self.frees[0][0] <= now:
+                self.dirty = True
+            if self.dirty:
+                continue
+            upcoming = [t for t in (self.running[0][0] if self.running else None,
+                                    self.frees[0][0] if self.frees else None) if t is not None]
+            upcoming += [self.est[op] for _, op in self.eligible if self.est[op] > now]
+            if not upcoming:
+                return self._stall(now)
+            now = min(upcoming)
+        return Solution(modes=tuple(self.mode), starts=tuple(self.start),
+                        offsets=tuple(self.offset))
+
+    def _stall(self, now: int) -> Stall:
+        inst = self.inst
+        op = self.order[self.head]
+        held: dict[str, int] = {}
+        for b in inst.op_buffers[op]:
+            if not self.allocated[b]:
+                held[inst.buffer_memory[b]] = held.get(inst.buffer_memory[b], 0) + \
+                    inst.buffer_size[b]
+        parts = [f"{size} bytes of {m} while {self.memories[m].used} of "
+                 f"{self.memories[m].capacity} are held by buffers that later ops still need"
+                 for m, size in sorted(held.items())]
+        return Stall(now, inst.op_names[op], "; ".join(parts) or "resources")
+
+
+#: The passes tried in turn: (sequence, window, reservation guard).
+_TIERS = (("breadth", 64, True), ("depth", 16, True), ("depth", 0, False))
+
+
+def construct(inst: Instance, dag: Dag, source: str = "<problem>") -> Solution:
+    """A legal solution, from the first pass of :data:`_TIERS` that does not stall.
+
+    Raises :class:`InputError` (rule FIT) when even in-sequence issue of a depth-first
+    order cannot fit memory, naming the op that could not start and what held memory.
+    """
+    tail = tails(inst, dag)
+    orders = {"breadth": breadth_order(inst, dag, tail), "depth": depth_order(dag, tail)}
+    stall: Stall | None = None
+    for name, window, reserve in _TIERS:
+        result = _Pass(inst, dag, orders[name], window, reserve, tail).run()
+        if isinstance(result, Solution):
+            return result
+        stall = result
+    assert stall is not None
+    raise InputError(f"no memory-feasible order found: at time {stall.time} op "
+                     f"{stall.op!r} needs {stall.reason}", source=source,
+                     path=f"$.ops[\"{stall.op}\"]", rule="FIT")

@@ -1,0 +1,1 @@
+"""The CP-SAT model: variables, constraints, objectives, and composing them."""

@@ -1,0 +1,252 @@
+"""Precedence derived from the accesses: every ordering a legal schedule must respect.
+
+The ``after`` edges are not enough: FORMATS.md also forbids stale reads, write races and
+early DDR reads, and each of those is an ordering between two ops that the accesses
+imply. This module turns them into edges ``(pred, succ, lag)`` meaning
+``succ.start >= pred.end + lag``, so that every search module only has to respect one
+kind of constraint:
+
+* buffer RAW: the op that writes the value a read expects ends before the reader starts;
+* buffer WAW: writes to intersecting bytes of one buffer never overlap (WRITE_RACE) and
+  are totally ordered, consistently with a topological order of after + RAW edges;
+* buffer WAR: every reader of a written value ends before the next write to any of the
+  bytes it reads starts (STALE_READ's "no other op writes those bytes" clause);
+* DDR RAW: a read of an output/temp tensor region starts after every write of it ends.
+
+``lag`` is 1 only on a write-after-write edge whose later writer may take zero time:
+two writes ending at the same instant would make "the write that ended last" ambiguous.
+
+With ``granularity="task"`` a zero-duration barrier node sits between consecutive tasks
+(tasks ordered topologically by their ops' dependencies, ties by problem order): every op
+of task i precedes it and every op of task i+1 follows it, which is linear in the number
+of ops where op-to-op edges would be quadratic. Barrier nodes are numbered after the ops.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import networkx as nx
+
+from models.errors import InputError
+from models.formats import Access, Box
+from schedsearch.instance import Instance
+
+__all__ = ["Dag", "build_dag", "GRANULARITIES"]
+
+GRANULARITIES = ("tile", "task")
+
+
+@dataclass(frozen=True, slots=True)
+class Dag:
+    """Precedence over ``n_ops`` ops (nodes ``0..n_ops-1``) and barrier nodes after them."""
+
+    n_ops: int
+    n_nodes: int
+    edges: tuple[tuple[int, int, int], ...]
+    preds: tuple[tuple[tuple[int, int], ...], ...]
+    succs: tuple[tuple[tuple[int, int], ...], ...]
+    topo: tuple[int, ...]
+    task_order: tuple[str, ...]
+
+    def is_barrier(self, node: int) -> bool:
+        return node >= self.n_ops
+
+
+def _intersects(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _covers(outer: tuple[int, int], inner: tuple[int, int]) -> bool:
+    return outer[0] <= inner[0] and inner[1] <= outer[1]
+
+
+def _boxes_intersect(a: Box, b: Box) -> bool:
+    return all(lo1 < hi2 and lo2 < hi1 for (lo1, hi1), (lo2, hi2) in zip(a, b, strict=True))
+
+
+def _byte_range(inst: Instance, access: Access) -> tuple[int, int]:
+    if access.bytes is not None:
+        return access.bytes
+    return 0, inst.buffer_size[inst.buffer_index[access.buffer or ""]]
+
+
+class _Edges:
+    """Edges keyed by (pred, succ), keeping the largest lag; self-loops are dropped."""
+
+    def __init__(self) -> None:
+        self.lags: dict[tuple[int, int], int] = {}
+
+    def add(self, pred: int, succ: int, lag: int = 0) -> None:
+        if pred != succ and self.lags.get((pred, succ), -1) < lag:
+            self.lags[(pred, succ)] = lag
+
+
+def _cycle_error(graph: nx.DiGraph, names: list[str], what: str) -> InputError:
+    cycle = nx.find_cycle(graph)
+    ring = " -> ".join([names[u] for u, _ in cycle] + [names[cycle[0][0]]])
+    return InputError(f"{what} form a cycle: {ring}", path="$.ops", rule="CYCLE")
+
+
+def _topological(inst: Instance, edges: _Edges, what: str) -> list[int]:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(inst.n_ops))
+    graph.add_edges_from(edges.lags)
+    try:
+        return list(nx.lexicographical_topological_sort(graph))
+    except nx.NetworkXUnfeasible:
+        raise _cycle_error(graph, list(inst.op_names), what) from None
+
+
+#: A write: (op, byte range, value); a read: (op, buffer, byte range, value).
+_Write = tuple[int, tuple[int, int], str | None]
+_Read = tuple[int, int, tuple[int, int], str | None]
+
+
+def _buffer_accesses(inst: Instance) -> tuple[dict[int, list[_Write]], list[_Read]]:
+    writes: dict[int, list[_Write]] = defaultdict(list)
+    reads: list[_Read] = []
+    for i, name in enumerate(inst.op_names):
+        op = inst.problem.ops[name]
+        for access in op.writes:
+            if access.buffer is not None:
+                b = inst.buffer_index[access.buffer]
+                writes[b].append((i, _byte_range(inst, access), access.value))
+        for access in op.reads:
+            if access.buffer is not None:
+                b = inst.buffer_index[access.buffer]
+                reads.append((i, b, _byte_range(inst, access), access.value))
+    return writes, reads
+
+
+def _producer(inst: Instance, writers: list[_Write],
+              reader: int, buffer: int, span: tuple[int, int], value: str | None) -> int:
+    """The write a read must see: the first (in problem order) that wrote ``value`` over
+    all the bytes read. STALE_READ needs one write covering every byte read."""
+    for op, written, tag in writers:
+        if tag == value and _covers(written, span):
+            return op
+    raise InputError(
+        f"op {inst.op_names[reader]!r} reads value {value!r} from bytes {list(span)} of "
+        f"buffer {inst.buffer_names[buffer]!r}, but no single op writes that value over "
+        f"those bytes", path=f"$.ops[\"{inst.op_names[reader]}\"].reads", rule="STALE_READ")
+
+
+def _ddr_raw(inst: Instance, edges: _Edges) -> None:
+    tensors = inst.problem.tensors
+    writes: dict[str, list[tuple[int, Box]]] = defaultdict(list)
+    reads: dict[str, list[tuple[int, Box]]] = defaultdict(list)
+    for i, name in enumerate(inst.op_names):
+        op = inst.problem.ops[name]
+        for access in op.writes:
+            if access.tensor is not None and tensors[access.tensor].role != "input":
+                writes[access.tensor].append((i, access.box or ()))
+        for access in op.reads:
+            if access.tensor is not None and tensors[access.tensor].role != "input":
+                reads[access.tensor].append((i, access.box or ()))
+    for tensor, tensor_writes in writes.items():
+        # Sorting both sides by the first dimension lets each read stop scanning early.
+        tensor_writes.sort(key=lambda item: (item[1][0][0] if item[1] else 0, item[0]))
+        for reader, box in reads.get(tensor, ()):
+            for writer, written in tensor_writes:
+                if box and written and written[0][0] >= box[0][1]:
+                    break
+                if _boxes_intersect(written, box):
+                    edges.add(writer, reader)
+
+
+def _buffer_order(inst: Instance, edges: _Edges, rank: dict[int, int],
+                  writes: dict[int, list[_Write]], reads: list[_Read]) -> None:
+    """WAW and WAR edges, writers of each buffer ordered by ``rank`` (a topological order)."""
+    zero = [inst.min_duration(i) == 0 for i in range(inst.n_ops)]
+    ordered = {b: sorted(ws, key=lambda w: rank[w[0]]) for b, ws in writes.items()}
+    position: dict[tuple[int, int], int] = {}
+    for b, ws in ordered.items():
+        for k, (op, span, _) in enumerate(ws):
+            position.setdefault((b, op), k)
+            for later, later_span, _ in ws[k + 1:]:
+                if later != op and _intersects(span, later_span):
+                    edges.add(op, later, 1 if zero[later] else 0)
+                    if _covers(later_span, span):
+                        break
+    for reader, b, span, value in reads:
+        ws = ordered.get(b, [])
+        producer = _producer(inst, writes.get(b, []), reader, b, span, value)
+        for later, later_span, _ in ws[position[(b, producer)] + 1:]:
+            if later != reader and later != producer and _intersects(span, later_span):
+                edges.add(reader, later)
+                if _covers(later_span, span):
+                    break
+
+
+def _task_barriers(inst: Instance, edges: _Edges) -> tuple[list[str], list[tuple[int, int, int]]]:
+    tasks = [t for t in inst.problem.tasks if t in set(inst.op_task)]
+    index = {t: k for k, t in enumerate(tasks)}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(len(tasks)))
+    for pred, succ in edges.lags:
+        a, b = index[inst.op_task[pred]], index[inst.op_task[succ]]
+        if a != b:
+            graph.add_edge(a, b)
+    try:
+        order = [tasks[k] for k in nx.lexicographical_topological_sort(graph)]
+    except nx.NetworkXUnfeasible:
+        raise _cycle_error(graph, tasks, "with granularity=task, the tasks' dependencies") \
+            from None
+    members: dict[str, list[int]] = defaultdict(list)
+    for i, task in enumerate(inst.op_task):
+        members[task].append(i)
+    barrier_edges = []
+    for k in range(len(order) - 1):
+        node = inst.n_ops + k
+        barrier_edges += [(op, node, 0) for op in members[order[k]]]
+        barrier_edges += [(node, op, 0) for op in members[order[k + 1]]]
+    return order, barrier_edges
+
+
+def build_dag(inst: Instance, granularity: str = "tile") -> Dag:
+    """All precedence a legal schedule of ``inst`` must respect, as a checked-acyclic DAG.
+
+    Raises :class:`InputError` (rule CYCLE, naming the ops) when the orderings contradict
+    each other, and (rule STALE_READ) when a read can never see its value.
+    """
+    if granularity not in GRANULARITIES:
+        raise InputError(f"granularity must be one of {GRANULARITIES}, got {granularity!r}",
+                         rule="OPTION")
+    edges = _Edges()
+    for pred, succ in inst.problem.after:
+        edges.add(inst.op_index[pred], inst.op_index[succ])
+    writes, reads = _buffer_accesses(inst)
+    for reader, b, span, value in reads:
+        edges.add(_producer(inst, writes.get(b, []), reader, b, span, value), reader)
+    _ddr_raw(inst, edges)
+    order = _topological(inst, edges, "the after edges and read-after-write dependencies")
+    rank = {op: k for k, op in enumerate(order)}
+    _buffer_order(inst, edges, rank, writes, reads)
+    topo = _topological(inst, edges, "the op dependencies (after, RAW, WAW, WAR)")
+    op_edges = [(p, s, lag) for (p, s), lag in edges.lags.items()]
+    task_order: list[str] = []
+    n_nodes = inst.n_ops
+    if granularity == "task":
+        task_order, barrier_edges = _task_barriers(inst, edges)
+        n_nodes += max(0, len(task_order) - 1)
+        op_edges += barrier_edges
+        topo = _barrier_topo(n_nodes, op_edges)
+    op_edges.sort()
+    preds: list[list[tuple[int, int]]] = [[] for _ in range(n_nodes)]
+    succs: list[list[tuple[int, int]]] = [[] for _ in range(n_nodes)]
+    for pred, succ, lag in op_edges:
+        preds[succ].append((pred, lag))
+        succs[pred].append((succ, lag))
+    return Dag(n_ops=inst.n_ops, n_nodes=n_nodes, edges=tuple(op_edges),
+               preds=tuple(map(tuple, preds)), succs=tuple(map(tuple, succs)),
+               topo=tuple(topo), task_order=tuple(task_order))
+
+
+def _barrier_topo(n_nodes: int, edges: list[tuple[int, int, int]]) -> list[int]:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(n_nodes))
+    graph.add_edges_from((p, s) for p, s, _ in edges)
+    # Acyclic by construction: op edges respect the task order the barriers follow.
+    return list(nx.lexicographical_topological_sort(graph))

@@ -1,0 +1,86 @@
+"""An indexed, read-only view of a problem and its target, shared by every search module.
+
+The formats are keyed by name; the search loops touch each op and buffer thousands of
+times, so this view numbers ops and buffers in problem order once and precomputes what
+the loops need: each mode's duration, lane demands and budget draws, the buffers each op
+accesses, the ops that access each buffer, and each buffer's effective alignment
+(``lcm(buffer.align, memory.alignment_bytes)``, the only offsets MEM_RANGE accepts).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from models.formats import Problem, Target
+
+__all__ = ["ModeView", "Instance", "build_instance"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModeView:
+    duration: int
+    lanes: tuple[tuple[str, int], ...]
+    budgets: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Instance:
+    problem: Problem
+    target: Target
+    op_names: tuple[str, ...]
+    op_index: dict[str, int]
+    modes: tuple[tuple[ModeView, ...], ...]
+    op_buffers: tuple[tuple[int, ...], ...]
+    buffer_names: tuple[str, ...]
+    buffer_index: dict[str, int]
+    buffer_size: tuple[int, ...]
+    buffer_memory: tuple[str, ...]
+    buffer_align: tuple[int, ...]
+    buffer_ops: tuple[tuple[int, ...], ...]
+    op_task: tuple[str, ...]
+
+    @property
+    def n_ops(self) -> int:
+        return len(self.op_names)
+
+    @property
+    def n_buffers(self) -> int:
+        return len(self.buffer_names)
+
+    def min_duration(self, op: int) -> int:
+        return min(mode.duration for mode in self.modes[op])
+
+
+def build_instance(problem: Problem, target: Target) -> Instance:
+    """Number ops and buffers in problem order and precompute the per-op tables."""
+    op_names = tuple(problem.ops)
+    op_index = {name: i for i, name in enumerate(op_names)}
+    buffer_names = tuple(problem.buffers)
+    buffer_index = {name: i for i, name in enumerate(buffer_names)}
+    modes = tuple(
+        tuple(ModeView(m.duration, tuple(sorted((k, v) for k, v in m.lanes.items() if v)),
+                       tuple(sorted((k, v) for k, v in m.budgets.items() if v)))
+              for m in problem.ops[name].modes)
+        for name in op_names)
+    op_buffers = []
+    buffer_ops: list[list[int]] = [[] for _ in buffer_names]
+    for i, name in enumerate(op_names):
+        op = problem.ops[name]
+        used = sorted({buffer_index[a.buffer] for a in (*op.reads, *op.writes)
+                       if a.buffer is not None})
+        op_buffers.append(tuple(used))
+        for b in used:
+            buffer_ops[b].append(i)
+    aligns = []
+    for name in buffer_names:
+        buffer = problem.buffers[name]
+        memory = target.memories.get(buffer.memory)
+        aligns.append(math.lcm(buffer.align, memory.alignment_bytes if memory else 1))
+    return Instance(
+        problem=problem, target=target, op_names=op_names, op_index=op_index, modes=modes,
+        op_buffers=tuple(op_buffers), buffer_names=buffer_names, buffer_index=buffer_index,
+        buffer_size=tuple(problem.buffers[n].size for n in buffer_names),
+        buffer_memory=tuple(problem.buffers[n].memory for n in buffer_names),
+        buffer_align=tuple(aligns), buffer_ops=tuple(tuple(ops) for ops in buffer_ops),
+        op_task=tuple(problem.ops[n].task for n in op_names))
