@@ -14,7 +14,8 @@ import sys
 from models.errors import InputError
 
 #: Subcommand modules under schedsearch.commands, in the order ``--help`` lists them.
-COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", "trace", "plot")
+COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", "trace", "plot",
+            "compare", "select")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,63 @@
+"""``schedsearch select --plans DIR REQUEST``: the plan that applies, or the fallback path.
+
+Reads every ``*.plan.json`` in DIR and the ``npu-request/1`` file REQUEST (docs/paths.md),
+prints which plan applies or why none does, and the cost of what will run (makespan
+with overheads, launches, events, DDR bytes, peak memory). With ``-o`` the schedule that
+will run is written (whole or not at all).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from models.formats import schedule_to_dict, write_json_atomic
+from schedsearch.paths import SolveOptions
+from schedsearch.plans import FALLBACK_PATHS, read_plans, read_request, select
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "select", help="choose the plan whose domain holds for a request, or a fallback",
+        description="Choose among saved plans (npu-plan/1) the one whose domain (shapes, "
+                    "dtype, free memory, target and version) holds for REQUEST; when none "
+                    "does, build the fallback path for the request and account its cost.")
+    parser.add_argument("request", metavar="REQUEST", help="an npu-request/1 file")
+    parser.add_argument("--plans", required=True, metavar="DIR",
+                        help="directory of *.plan.json files")
+    parser.add_argument("--fallback", choices=FALLBACK_PATHS, default="separate",
+                        help="path to run when no plan applies (default separate)")
+    parser.add_argument("--time-limit", type=float, default=5.0, metavar="S",
+                        help="search budget of every fallback solve, in seconds (default 5)")
+    parser.add_argument("--seed", type=int, default=0, metavar="N", help="random seed")
+    parser.add_argument("--workers", type=int, default=2, metavar="W",
+                        help="CP-SAT worker threads (default 2)")
+    parser.add_argument("-o", "--output", metavar="OUT.json",
+                        help="write the schedule that will run (npu-schedule/1)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    plans = read_plans(args.plans)
+    request = read_request(args.request)
+    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers)
+    choice = select(plans, request, fallback=args.fallback, options=options)
+    if args.output:
+        write_json_atomic(args.output, schedule_to_dict(choice.schedule))
+    if args.json:
+        print(json.dumps(choice.as_dict(), indent=1))
+        return 0
+    cost = choice.cost
+    unit = request.target.time_unit
+    peak = ", ".join(f"{m} {b} bytes" for m, b in cost["peak_bytes"].items())
+    print(f"{choice.kind}: {choice.path}" + (f" from {choice.plan.source}" if choice.plan
+                                             else ""))
+    print(f"reason: {choice.reason}")
+    print(f"cost: makespan {cost['makespan']} {unit} (device {cost['device_makespan']} + "
+          f"overhead {cost['overhead']}), {cost['launches']} launches, {cost['events']} "
+          f"events, {cost['barriers']} barriers, {cost['ddr_bytes']} DDR bytes, peak {peak}")
+    if args.output:
+        print(f"wrote {args.output}")
+    return 0

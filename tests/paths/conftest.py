@@ -1,0 +1,31 @@
+"""Fixtures: the small workloads of ``paths_workloads`` tiled, and compared once per session."""
+
+from __future__ import annotations
+
+import pytest
+from paths_workloads import CHAIN, COPIES, OPTIONS, PAIR, tiled
+
+from models.formats import Problem, Target
+from schedsearch.paths import Comparison, compare
+
+
+@pytest.fixture(scope="session")
+def pair() -> tuple[Problem, Target]:
+    return tiled(PAIR)
+
+
+@pytest.fixture(scope="session")
+def chain() -> tuple[Problem, Target]:
+    return tiled(CHAIN)
+
+
+@pytest.fixture(scope="session")
+def copies() -> tuple[Problem, Target]:
+    return tiled(COPIES)
+
+
+@pytest.fixture(scope="session")
+def compared(pair: tuple[Problem, Target], chain: tuple[Problem, Target],
+             copies: tuple[Problem, Target]) -> dict[str, Comparison]:
+    return {name: compare(*problem, options=OPTIONS)
+            for name, problem in (("pair", pair), ("chain", chain), ("copies", copies))}
