@@ -8,8 +8,18 @@ from pathlib import Path
 import pytest
 from tiling_checks import assert_well_tiled
 
+from checker import verify
 from models.errors import InputError
-from models.formats import problem_to_dict, write_json_atomic
+from models.formats import (
+    BufferPlacement,
+    OpPlacement,
+    Problem,
+    Schedule,
+    Target,
+    problem_to_dict,
+    schedule_to_dict,
+    write_json_atomic,
+)
 from models.targets import load_target
 from models.workload import (
     example_names,
@@ -148,3 +158,38 @@ def test_problem_input_from_workload_or_problem_file(tmp_path: Path) -> None:
     (tmp_path / "w.json").write_text(json.dumps(PAIR))
     _, target = load_problem_input(str(tmp_path / "w.json"), "hexagon-v68")
     assert target.name == "hexagon-v68"
+
+
+def serial_schedule(problem: Problem, target: Target) -> Schedule:
+    """Ops one after another in builder order (mode 0); each buffer live from its first to
+    its last access, at the lowest aligned offset free of buffers live at the same time."""
+    ops, time, first, last = {}, 0, {}, {}
+    for name, op in problem.ops.items():
+        mode = op.modes[0]
+        ops[name] = OpPlacement(0, time, time + mode.duration,
+                                {lane: tuple(range(n)) for lane, n in mode.lanes.items()})
+        for access in (*op.reads, *op.writes):
+            if access.buffer is not None:
+                first.setdefault(access.buffer, time)
+                last[access.buffer] = time + mode.duration
+        time += mode.duration
+    placed: dict[str, tuple[str, int, int]] = {}
+    buffers = {}
+    for name in sorted(problem.buffers, key=first.__getitem__):
+        buffer, offset = problem.buffers[name], 0
+        align = target.memories[buffer.memory].alignment_bytes
+        while clash := [end for other, (memory, lo, end) in placed.items()
+                        if memory == buffer.memory and lo < offset + buffer.size
+                        and offset < end and first[other] < last[name]
+                        and first[name] < last[other]]:
+            offset = -(-max(clash) // align) * align
+        placed[name] = (buffer.memory, offset, offset + buffer.size)
+        buffers[name] = BufferPlacement(offset, first[name], last[name])
+    return Schedule(target, problem, ops, buffers, time)
+
+
+@pytest.mark.parametrize("name", example_names())
+def test_a_serial_schedule_of_every_example_passes_the_checker(name: str) -> None:
+    problem, target = load_problem_input(name, None)
+    report = verify(schedule_to_dict(serial_schedule(problem, target)))
+    assert not report.violations, report.violations[:5]
