@@ -259,6 +259,11 @@ class _Check:
                 raise self.fail(json_path(path, key), f"unknown key {key!r}")
         return value
 
+    def mapping(self, value: Any, path: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(path, "expected an object")
+        return value
+
     def string(self, value: Any, path: str) -> str:
         if not isinstance(value, str) or not value:
             raise self.fail(path, "expected a non-empty string")
@@ -270,9 +275,8 @@ class _Check:
         return value
 
     def counts(self, value: Any, path: str) -> dict[str, int]:
-        if not isinstance(value, dict):
-            raise self.fail(path, "expected an object")
-        return {k: self.integer(v, json_path(path, k)) for k, v in value.items()}
+        return {k: self.integer(v, json_path(path, k))
+                for k, v in self.mapping(value, path).items()}
 
 
 _COST_KEYS = ("path", "makespan", "device_makespan", "overhead", "launches", "events",
@@ -303,14 +307,16 @@ def _domain(c: _Check, value: Any) -> dict[str, Any]:
         c.string(task["kind"], json_path(path, "kind"))
         if "dtype" in task:
             c.string(task["dtype"], json_path(path, "dtype"))
-        shapes = c.obj(task["shapes"], json_path(path, "shapes"), ())
+        shapes = c.mapping(task["shapes"], json_path(path, "shapes"))
         for key, bounds in shapes.items():
             where = json_path(json_path(path, "shapes"), key)
-            if (not isinstance(bounds, list) or len(bounds) != 2
-                    or bounds[0] > c.integer(bounds[1], where)
-                    or c.integer(bounds[0], where) < 0):
-                raise c.fail(where, "a shape range is [min, max] with 0 <= min <= max")
-        for key, item in c.obj(task["equal"], json_path(path, "equal"), ()).items():
+            if not isinstance(bounds, list) or len(bounds) != 2:
+                raise c.fail(where, "a shape range is [min, max]")
+            lo, hi = (c.integer(b, json_path(where, i)) for i, b in enumerate(bounds))
+            if lo > hi:
+                raise c.fail(where, f"a shape range is [min, max] with min <= max, got "
+                                    f"[{lo}, {hi}]")
+        for key, item in c.mapping(task["equal"], json_path(path, "equal")).items():
             c.string(item, json_path(json_path(path, "equal"), key))
     c.counts(d["min_free_bytes"], "$.domain.min_free_bytes")
     return d
