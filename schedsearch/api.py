@@ -8,10 +8,10 @@ The pipeline, each stage starting from the previous stage's legal answer:
    contradict each other);
 2. the memory-aware list scheduler (:mod:`schedsearch.constructive`): a legal schedule in
    milliseconds, or a clear error naming the op that cannot fit;
-3. improvement within the time limit: the whole CP-SAT model when the problem is small
-   enough to solve whole (:mod:`schedsearch.cpsat`), otherwise large-neighbourhood
-   search over time windows (:mod:`schedsearch.lns`); both keep the incumbent, so the
-   answer is never worse than the constructive one;
+3. improvement within the time limit: the whole CP-SAT model first when the problem is
+   small (:mod:`schedsearch.cpsat`; it also proves a bound), then large-neighbourhood
+   search over time windows (:mod:`schedsearch.lns`) unless optimality was proven; both
+   keep the incumbent, so the answer is never worse than the constructive one;
 4. optionally, peak memory at the best makespan (``secondary="peak-memory"``).
 
 The time limit is turned into a deterministic budget (CP-SAT's machine-independent work
@@ -47,11 +47,14 @@ __all__ = ["solve", "solve_report", "Progress", "SolveReport", "SECONDARIES",
            "WHOLE_MODEL_MAX_OPS"]
 
 SECONDARIES = ("peak-memory",)
-#: Problems up to this many ops are solved as one CP-SAT model; larger ones by LNS.
-WHOLE_MODEL_MAX_OPS = 300
+#: Problems up to this many ops first get one CP-SAT model of the whole problem (for
+#: ``WHOLE_MODEL_SHARE`` of the budget: it yields a proven bound), then LNS; larger ones
+#: go straight to LNS, which improves faster than the whole model at every size measured.
+WHOLE_MODEL_MAX_OPS = 200
+WHOLE_MODEL_SHARE = 0.4
 #: Deterministic-time units granted per second of time limit (calibrated so that wall
 #: time stays near the limit on a 2-core machine).
-DETERMINISTIC_PER_SECOND = 1.0
+DETERMINISTIC_PER_SECOND = 0.05
 #: Share of the budget the peak-memory phase gets when it is asked for.
 SECONDARY_SHARE = 0.3
 
@@ -122,15 +125,19 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
         budget *= 1 - SECONDARY_SHARE
     meta: dict[str, Any] = {"solver": "constructive", "status": "FEASIBLE"}
     cpsat_bound = None
-    if inst.n_ops <= WHOLE_MODEL_MAX_OPS:
-        solution, meta, cpsat_bound = _whole_model(inst, dag, solution, bound, budget, seed,
+    if 0 < inst.n_ops <= WHOLE_MODEL_MAX_OPS:
+        solution, meta, cpsat_bound = _whole_model(inst, dag, solution, bound,
+                                                   budget * WHOLE_MODEL_SHARE, seed,
                                                    workers, emit)
-    elif inst.n_ops:
+        budget *= 1 - WHOLE_MODEL_SHARE
+    if inst.n_ops and meta["status"] != "OPTIMAL":
         result = improve(inst, dag, solution, budget=budget, seed=seed, workers=workers,
-                         lower=bound, on_improve=lambda m: emit("lns", m))
+                         lower=max(bound, cpsat_bound or 0),
+                         on_improve=lambda m: emit("lns", m))
+        meta["lns_windows"] = result.windows
+        meta["lns_accepted"] = result.accepted
         if result.accepted:
-            meta = {"solver": "lns", "status": "FEASIBLE", "lns_windows": result.windows,
-                    "lns_accepted": result.accepted}
+            meta["solver"] = "lns"
         solution = result.solution
     if cpsat_bound is not None:
         parts["cpsat"] = cpsat_bound
@@ -178,8 +185,9 @@ def _peak_memory(inst: Instance, dag: Any, solution: Solution, bound: int, secon
     outcome = solve_built(built, deterministic_limit=seconds * DETERMINISTIC_PER_SECOND,
                           seed=seed, workers=workers)
     before = sum(peak_bytes(inst, solution).values())
-    if outcome.solution is None or outcome.objective is None or outcome.objective >= before:
+    after = sum(peak_bytes(inst, outcome.solution).values()) if outcome.solution else before
+    if outcome.solution is None or after >= before:
         return solution, {"objective": "peak-memory", "status": outcome.status,
                           "peak_bytes": before}
     return outcome.solution, {"objective": "peak-memory", "status": outcome.status,
-                              "peak_bytes": outcome.objective}
+                              "peak_bytes": after}

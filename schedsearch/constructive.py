@@ -151,6 +151,7 @@ class _Pass:
         for k, op in enumerate(order):
             self.pos[op] = k
         self.key = [(-tail[i], self.pos[i]) for i in range(n)]
+        self.consumers = [sorted(ops, key=self.pos.__getitem__) for ops in inst.buffer_ops]
         self.modes = [sorted(range(len(inst.modes[i])),
                              key=lambda k, i=i: (inst.modes[i][k].duration, k))
                       for i in range(n)]
@@ -251,22 +252,25 @@ class _Pass:
                                                               b)
 
     def _leaves_room(self, op: int, placed: list[tuple[int, int]]) -> bool:
-        """Guard (1): after allocating, some room remains for the partners of what was
-        allocated — the other unallocated buffers of each consumer, the hungriest one."""
+        """Guard (1): after allocating, the bytes still free must hold the unallocated
+        buffers of the op at the head of the sequence and of the next consumer (in
+        sequence order) of each buffer just allocated, whichever needs most."""
         inst = self.inst
         new = {b for b, _ in placed}
-        need: dict[str, int] = {}
+        waiting = [self.order[self.head]] if self.head < len(self.order) else []
         for b in new:
-            for consumer in inst.buffer_ops[b]:
-                if consumer == op or self.started[consumer]:
-                    continue
-                missing: dict[str, int] = {}
-                for x in inst.op_buffers[consumer]:
-                    if not self.allocated[x] and x not in new:
-                        memory = inst.buffer_memory[x]
-                        missing[memory] = missing.get(memory, 0) + inst.buffer_size[x]
-                for memory, size in missing.items():
-                    need[memory] = max(need.get(memory, 0), size)
+            waiting += [c for c in self.consumers[b] if not self.started[c] and c != op][:1]
+        need: dict[str, int] = {}
+        for consumer in waiting:
+            if consumer == op:
+                continue
+            missing: dict[str, int] = {}
+            for x in inst.op_buffers[consumer]:
+                if not self.allocated[x] and x not in new:
+                    memory = inst.buffer_memory[x]
+                    missing[memory] = missing.get(memory, 0) + inst.buffer_size[x]
+            for memory, size in missing.items():
+                need[memory] = max(need.get(memory, 0), size)
         return all(self.memories[m].capacity - self.memories[m].used >= size
                    for m, size in need.items())
 

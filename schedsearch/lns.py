@@ -32,12 +32,12 @@ from schedsearch.solution import Solution
 
 __all__ = ["LnsResult", "improve", "window", "FIRST_WINDOW", "MAX_WINDOW"]
 
-FIRST_WINDOW = 80
-MAX_WINDOW = 320
+FIRST_WINDOW = 30
+MAX_WINDOW = 120
 #: Deterministic time one window's CP-SAT run may use.
-WINDOW_LIMIT = 1.0
+WINDOW_LIMIT = 0.05
 #: Deterministic-time charge per node of a window model, for building and reading it.
-CHARGE_PER_NODE = 4e-4
+CHARGE_PER_NODE = 2e-5
 
 
 @dataclass(frozen=True, slots=True)
