@@ -116,9 +116,11 @@ def parse_json(data: bytes | str, source: str = "<input>") -> Any:
         raise UnusableInput(f"not usable JSON: {error}", source=source, rule="JSON") from None
 
 
-def read_json(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> Any:
-    """Read and parse a file (``-`` is standard input), refusing anything above ``limit``."""
+def read_json(path: str | os.PathLike[str], limit: int | None = None) -> Any:
+    """Read and parse a file (``-`` is standard input), refusing anything above ``limit``
+    bytes (default :data:`MAX_INPUT_BYTES`) before reading it."""
     source = "<stdin>" if str(path) == "-" else str(path)
+    limit = MAX_INPUT_BYTES if limit is None else limit
     try:
         if str(path) == "-":
             data = sys.stdin.buffer.read(limit + 1)
@@ -157,6 +159,38 @@ def _kind(value: Any) -> str:
         return "a boolean"
     return {dict: "an object", list: "an array", str: "a string", int: "an integer",
             float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _fast_box(value: Any) -> Box | None:
+    """The box if ``value`` is a well-formed one, else ``None`` (the slow path says why).
+
+    The fast checks here and below build no JSON paths: paths are made only for errors.
+    """
+    if type(value) is not list:
+        return None
+    box = []
+    for dim in value:
+        if type(dim) is not list or len(dim) != 2:
+            return None
+        lo, hi = dim
+        if type(lo) is not int or type(hi) is not int or not MIN_INT <= lo <= hi <= MAX_INT:
+            return None
+        box.append((lo, hi))
+    return tuple(box)
+
+
+def _fast_counts(value: Any, known: dict[str, int]) -> bool:
+    if type(value) is not dict:
+        return False
+    for name, count in value.items():
+        if name not in known or type(count) is not int or not 0 <= count <= MAX_INT:
+            return False
+    return True
+
+
+def _fast_ints(values: Any) -> bool:
+    return type(values) is list and all(type(v) is int and MIN_INT <= v <= MAX_INT
+                                        for v in values)
 
 
 class _Bad(Exception):
@@ -244,6 +278,9 @@ class _Builder:
             self.fail(section, path, f"expected an object, got {_kind(value)}")
 
     def box(self, section: str, value: Any, path: str, **names: tuple[str, ...]) -> Box:
+        fast = _fast_box(value)
+        if fast is not None:
+            return fast
         dims = self.array(section, value, path, **names)
         box = []
         for i, dim in enumerate(dims):
@@ -259,8 +296,12 @@ class _Builder:
 
     def tensor_box(self, section: str, tensor: str, value: Any, path: str,
                    **names: tuple[str, ...]) -> Box:
-        box = self.box(section, value, path, **names)
         shape = self.model.tensors[tensor].shape
+        box = _fast_box(value)
+        if box is not None and len(box) == len(shape) and \
+                all(lo >= 0 and hi <= n for (lo, hi), n in zip(box, shape, strict=True)):
+            return box
+        box = self.box(section, value, path, **names)
         if len(box) != len(shape):
             raise self.fail(section, path, f"box has rank {len(box)} but tensor {tensor!r} "
                             f"has rank {len(shape)}", **names)
@@ -399,6 +440,13 @@ class _Builder:
         optional = frozenset({"align", "meta"})
         memories = self.model.memories
         for name, b in table.items():
+            if type(b) is dict and b.keys() <= _BUFFER_KEYS and b.get("memory") in memories \
+                    and type(b.get("meta", _EMPTY)) is dict:
+                size, align = b.get("size"), b.get("align", 1)
+                if type(size) is int and type(align) is int and 0 <= size <= MAX_INT and \
+                        1 <= align <= MAX_INT:
+                    self.model.buffers[name] = Buffer(b["memory"], size, align)
+                    continue
             path = _key(p, name)
             names = {"buffers": (name,)}
             try:
@@ -487,6 +535,8 @@ class _Builder:
 
     def checked_counts(self, value: Any, path: str, i: int, key: str, known: dict[str, int],
                        what: str, names: dict[str, tuple[str, ...]]) -> dict[str, int]:
+        if _fast_counts(value, known):
+            return value
         section = "lanes" if key == "lanes" else "budgets"
         if section not in self.model.intact and type(value) is dict and \
                 any(name not in known for name in value):
@@ -498,6 +548,8 @@ class _Builder:
                names: dict[str, tuple[str, ...]], tensors: list[TensorAccess],
                buffers: list[BufferAccess]) -> None:
         m = self.model
+        if type(value) is dict and self.fast_access(value, tensors, buffers):
+            return
         apath = _key(f"{path}.{key}", i)
         if type(value) is not dict:
             raise self.fail("ops", apath, f"expected an object, got {_kind(value)}", **names)
@@ -555,6 +607,46 @@ class _Builder:
         raise self.fail("ops", _key(apath, extra[0]), f"key {extra[0]!r} does not belong to "
                         f"a {'buffer' if 'buffer' in value else 'tensor'} access", **names)
 
+    def fast_access(self, value: dict[str, Any], tensors: list[TensorAccess],
+                    buffers: list[BufferAccess]) -> bool:
+        """Take a well-formed access without building paths; ``False`` if anything is off."""
+        m = self.model
+        meta = value.get("meta", _EMPTY)
+        if type(meta) is not dict:
+            return False
+        buffer = value.get("buffer")
+        if buffer is not None:
+            if type(buffer) is not str or buffer not in m.buffers or \
+                    not value.keys() <= _BUFFER_ACCESS_KEYS:
+                return False
+            size = m.buffers[buffer].size
+            span = value.get("bytes")
+            if span is None:
+                if "bytes" in value:
+                    return False
+                lo, hi = 0, size
+            elif type(span) is list and len(span) == 2 and type(span[0]) is int and \
+                    type(span[1]) is int and 0 <= span[0] <= span[1] <= size:
+                lo, hi = span
+            else:
+                return False
+            tag = value.get("value")
+            if tag is None and "value" in value or tag is not None and type(tag) is not str:
+                return False
+            buffers.append(BufferAccess(buffer, lo, hi, tag))
+            return True
+        tensor = value.get("tensor")
+        if type(tensor) is not str or tensor not in m.tensors or \
+                not value.keys() <= _TENSOR_ACCESS_KEYS:
+            return False
+        shape = m.tensors[tensor].shape
+        box = _fast_box(value.get("box"))
+        if box is None or len(box) != len(shape) or \
+                not all(lo >= 0 and hi <= n for (lo, hi), n in zip(box, shape, strict=True)):
+            return False
+        tensors.append(TensorAccess(tensor, box))
+        return True
+
     def after(self, value: Any, p: str) -> None:
         try:
             edges = self.array("after", value, p)
@@ -563,6 +655,10 @@ class _Builder:
         known = self.model.op_names
         names = set(known) if known is not None else set()
         for i, edge in enumerate(edges):
+            if type(edge) is list and len(edge) == 2 and type(edge[0]) is str and \
+                    type(edge[1]) is str and edge[0] in names and edge[1] in names:
+                self.model.after.append((edge[0], edge[1]))
+                continue
             path = _key(p, i)
             if type(edge) is not list or len(edge) != 2:
                 self.fail("after", path, "an edge is [pred, succ]")
@@ -602,6 +698,14 @@ class _Builder:
         lanes = m.lanes
         lanes_intact = "lanes" in m.intact
         for name, o in table.items():
+            if type(o) is dict and o.keys() <= _PLACEMENT_KEYS and _fast_ints(
+                    [o.get("mode"), o.get("start"), o.get("end")]) and \
+                    type(o.get("meta", _EMPTY)) is dict:
+                units = o.get("units", _EMPTY)
+                if type(units) is dict and all(lane in lanes and _fast_ints(indices)
+                                               for lane, indices in units.items()):
+                    m.placements[name] = Placement(o["mode"], o["start"], o["end"], units)
+                    continue
             path = _key("$.ops", name)
             names = {"ops": (name,)}
             try:
@@ -646,6 +750,11 @@ class _Builder:
             return
         optional = frozenset({"meta"})
         for name, b in table.items():
+            if name in m.buffers and type(b) is dict and b.keys() <= _BUFFER_PLACEMENT_KEYS \
+                    and type(b.get("meta", _EMPTY)) is dict and \
+                    _fast_ints([b.get("offset"), b.get("alloc"), b.get("free")]):
+                m.buffer_places[name] = BufferPlacement(b["offset"], b["alloc"], b["free"])
+                continue
             path = _key("$.buffers", name)
             names = {"buffers": (name,)}
             try:
@@ -673,6 +782,8 @@ _MODE_KEYS = frozenset({"duration", "lanes", "budgets", "meta"})
 _BUFFER_ACCESS_KEYS = frozenset({"buffer", "bytes", "value", "meta"})
 _TENSOR_ACCESS_KEYS = frozenset({"tensor", "box", "meta"})
 _PLACEMENT_KEYS = frozenset({"mode", "start", "end", "units", "meta"})
+_BUFFER_KEYS = frozenset({"memory", "size", "align", "meta"})
+_BUFFER_PLACEMENT_KEYS = frozenset({"offset", "alloc", "free", "meta"})
 
 
 def _embedded(document: Any, key: str, expected: str) -> dict[str, Any]:

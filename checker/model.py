@@ -9,6 +9,7 @@ can tell that it would be judging an incomplete picture and stand aside.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = [
     "Box", "Mode", "TensorAccess", "BufferAccess", "OpDef", "Placement", "Tensor", "Task",
@@ -126,8 +127,16 @@ class Model:
     after: list[tuple[str, str]] = field(default_factory=list)
     makespan: int | None = None
     intact: set[str] = field(default_factory=lambda: set(SECTIONS))
+    #: Tables derived from the model that more than one rule uses, built once.
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def scheduled(self) -> list[tuple[str, OpDef, Placement]]:
-        """Ops that are both usably defined and usably placed, in problem order."""
-        places = self.placements
-        return [(name, op, places[name]) for name, op in self.ops.items() if name in places]
+        """Ops that are both usably defined and usably placed, in problem order.
+
+        Computed once: the rules ask for it after loading is complete.
+        """
+        if "scheduled" not in self.memo:
+            places = self.placements
+            self.memo["scheduled"] = [(name, op, places[name]) for name, op in self.ops.items()
+                                      if name in places]
+        return self.memo["scheduled"]

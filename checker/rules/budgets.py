@@ -44,8 +44,8 @@ def check_budgets(m: Model) -> list[Violation]:
                 continue  # judge the instant once all its events are in
             if total > capacity and not over:
                 names = tuple(running)[:LISTED_OPS]
-                out.append(Violation("BUDGET", f"{len(running)} running ops draw {total} "
-                                     f"from {budget} at t={time}, above its capacity "
+                out.append(Violation("BUDGET", f"the {len(running)} op(s) running at t={time} "
+                                     f"draw {total} from {budget}, above its capacity "
                                      f"{capacity}", names, time=time))
             over = total > capacity
     return out

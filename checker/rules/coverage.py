@@ -34,7 +34,7 @@ def check_coverage(m: Model) -> list[Violation]:
                 continue
             if not inside(box, region) and all(lo < hi for lo, hi in box):
                 out.append(Violation("COVERAGE", f"op {name!r} computes {show(box)}, outside "
-                                     f"task {task_name!r}'s space {show(region)}", (name,)))
+                                     f"the space {show(region)} of task {task_name!r}", (name,)))
             part = clip(box, region)
             if part is not None:
                 names.append(name)

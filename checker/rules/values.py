@@ -30,6 +30,9 @@ class _Touch:
 
 
 def _touches(m: Model) -> tuple[dict[str, list[_Touch]], dict[str, list[_Touch]]]:
+    """Reads and writes per buffer, built once per model (both rules here use them)."""
+    if "touches" in m.memo:
+        return m.memo["touches"]
     reads: dict[str, list[_Touch]] = defaultdict(list)
     writes: dict[str, list[_Touch]] = defaultdict(list)
     for name, op, p in m.scheduled():
@@ -40,6 +43,7 @@ def _touches(m: Model) -> tuple[dict[str, list[_Touch]], dict[str, list[_Touch]]
         for a in op.buffer_writes:
             if a.lo < a.hi:
                 writes[a.buffer].append(_Touch(name, a.lo, a.hi, p.start, stop, a.value))
+    m.memo["touches"] = reads, writes
     return reads, writes
 
 
