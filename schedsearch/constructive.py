@@ -252,9 +252,10 @@ class _Pass:
                                                               b)
 
     def _leaves_room(self, op: int, placed: list[tuple[int, int]]) -> bool:
-        """Guard (1): after allocating, the bytes still free must hold the unallocated
-        buffers of the op at the head of the sequence and of the next consumer (in
-        sequence order) of each buffer just allocated, whichever needs most."""
+        """Guard (1): after allocating, the bytes still free (counting those ``op`` frees
+        when it ends) must hold the unallocated buffers of the op at the head of the
+        sequence and of the next consumer (in sequence order) of each buffer just
+        allocated, whichever needs most. The head itself is never held back."""
         inst = self.inst
         new = {b for b, _ in placed}
         waiting = [self.order[self.head]] if self.head < len(self.order) else []
@@ -271,8 +272,13 @@ class _Pass:
                     missing[memory] = missing.get(memory, 0) + inst.buffer_size[x]
             for memory, size in missing.items():
                 need[memory] = max(need.get(memory, 0), size)
-        return all(self.memories[m].capacity - self.memories[m].used >= size
-                   for m, size in need.items())
+        released: dict[str, int] = {}
+        for b in inst.op_buffers[op]:
+            if self.unstarted[b] == 1:  # op is its last accessor: freed when op ends
+                memory = inst.buffer_memory[b]
+                released[memory] = released.get(memory, 0) + inst.buffer_size[b]
+        return all(self.memories[m].capacity - self.memories[m].used + released.get(m, 0)
+                   >= size for m, size in need.items())
 
     def _try_start(self, op: int, now: int) -> bool:
         if self.est[op] > now:
@@ -283,7 +289,8 @@ class _Pass:
         placed = self._place_buffers(op)
         if placed is None:
             return False
-        if self.reserve and placed and not self._leaves_room(op, placed):
+        at_head = self.order[self.head] == op
+        if self.reserve and placed and not at_head and not self._leaves_room(op, placed):
             self._undo(placed)
             return False
         self._commit(op, k, now, placed)

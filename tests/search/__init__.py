@@ -1,0 +1,1 @@
+"""Tests of the schedule search (schedsearch/ except placement/ and the small commands)."""
