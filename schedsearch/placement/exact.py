@@ -92,38 +92,45 @@ def _sections(lower: Sequence[int], upper: Sequence[int],
 
 
 class _Search:
-    """One search over the free buffers of one time component, for one preorder."""
+    """One search over the free buffers of one time component, for one preorder.
 
-    def __init__(self, size: list[int], align: list[int], free: list[int],
-                 overlaps: dict[int, list[int]], obstacles: dict[int, list[tuple[int, int]]],
-                 sections: list[list[int]], ranges: dict[int, tuple[int, int]],
+    Buffers are renumbered 0..m-1 inside the component and sections 0..k-1; the state
+    lives in NumPy arrays so that the cross-section check of a node is a handful of
+    vectorised operations over the concatenated section member lists.
+    """
+
+    def __init__(self, size: np.ndarray, align: np.ndarray, overlaps: list[np.ndarray],
+                 obstacles: dict[int, list[tuple[int, int]]], members: np.ndarray,
+                 starts: np.ndarray, ranges: np.ndarray,
                  pinned_in_section: list[list[tuple[int, int]]], capacity: int,
-                 rank: dict[int, int], node_limit: int, deadline: float,
-                 nodes_before: int) -> None:
+                 rank: np.ndarray, node_limit: int, deadline: float, nodes_before: int) -> None:
+        m = len(size)
         self.size, self.align, self.capacity = size, align, capacity
-        self.overlaps, self.obstacles, self.ranges = overlaps, obstacles, ranges
-        self.sections, self.pinned_in_section = sections, pinned_in_section
+        self.size_l = size.tolist()
+        self.overlaps, self.obstacles, self.ranges = overlaps, obstacles, ranges.tolist()
+        self.members, self.starts = members, starts
+        self.pinned_in_section = pinned_in_section
+        self.pinned_sections = [s for s, p in enumerate(pinned_in_section) if p]
         self.rank, self.node_limit, self.deadline = rank, node_limit, deadline
         self.nodes = nodes_before
-        self.offset: dict[int, int] = {b: -1 for b in free}
+        self.placed = np.zeros(m, dtype=bool)
         self.solution: dict[int, int] = {}
-        self.minoff: dict[int, int] = {b: self._lift(b, 0) for b in free}
-        self.total = [sum(size[b] for b in members if b in self.offset) for members in sections]
-        self.floor = [0] * len(sections)
-        self.cuts = [0] * max(len(sections) - 1, 0)
-        for b in free:
-            lo, hi = ranges[b]
-            for s in range(lo, hi - 1):
-                self.cuts[s] += 1
-        self.free_in_section = [[b for b in members if b in self.offset] for members in sections]
+        self.minoff = np.array([self._lift(b, 0) for b in range(m)], dtype=np.int64)
+        self.total = np.add.reduceat(size[members], starts)
+        sections = len(starts)
+        cuts = np.zeros(sections + 1, dtype=np.int64)
+        np.add.at(cuts, ranges[:, 0], 1)
+        np.add.at(cuts, ranges[:, 1] - 1, -1)
+        self.cuts = np.cumsum(cuts)[: max(sections - 1, 0)].tolist()
+        self.range_lo, self.range_hi = ranges[:, 0], ranges[:, 1]
 
     def _lift(self, b: int, at_least: int) -> int:
         """The lowest aligned offset >= ``at_least`` where ``b`` clears the pinned buffers."""
-        step = self.align[b]
+        step = int(self.align[b])
         x = -(-at_least // step) * step
         obstacles = self.obstacles.get(b)
         if obstacles:
-            size = self.size[b]
+            size = self.size_l[b]
             moved = True
             while moved:
                 moved = False
@@ -133,86 +140,82 @@ class _Search:
                         moved = True
         return x
 
-    def run(self, part: list[int], lo: int, hi: int) -> bool:
-        return self._search(part, lo, hi, 0, -1)
+    def run(self) -> bool:
+        return self._search(np.arange(len(self.size)), 0, len(self.starts), 0, -1)
 
     def _check(self, lo: int, hi: int, x: int) -> bool:
-        capacity, total, floor, pinned = self.capacity, self.total, self.floor, self.pinned_in_section
-        for s in range(lo, hi):
-            t = total[s]
-            if t:
-                f = floor[s]
-                if f < x:
-                    f = x
-                if f + t > capacity:
+        """Cross-section inference over sections [lo, hi) once the current offset is x."""
+        capacity = self.capacity
+        members = self.members
+        floors = np.minimum.reduceat(np.where(self.placed[members], capacity,
+                                              self.minoff[members]), self.starts)
+        floors = np.maximum(floors[lo:hi], x)
+        total = self.total[lo:hi]
+        if (floors + total > capacity).any():
+            return False
+        for s in self.pinned_sections:
+            if lo <= s < hi and total[s - lo]:
+                f = int(floors[s - lo])
+                above = sum(top - max(start, f) for start, top in self.pinned_in_section[s]
+                            if top > f)
+                if f + int(total[s - lo]) + above > capacity:
                     return False
-                if pinned[s]:
-                    above = sum(top - max(start, f) for start, top in pinned[s] if top > f)
-                    if f + t + above > capacity:
-                        return False
         return True
 
-    def _search(self, part: list[int], lo: int, hi: int, cur_off: int, cur_rank: int) -> bool:
+    def _search(self, part: np.ndarray, lo: int, hi: int, cur_off: int, cur_rank: int) -> bool:
         self.nodes += 1
         if self.nodes > self.node_limit:
             raise _Abort
         if not self.nodes & 255 and time.perf_counter() > self.deadline:
             raise _Deadline
-        offset, minoff, size, rank = self.offset, self.minoff, self.size, self.rank
-        unplaced = [b for b in part if offset[b] < 0]
-        if not unplaced:
+        placed, minoff, size, rank = self.placed, self.minoff, self.size, self.rank
+        unplaced = part[~placed[part]]
+        if not len(unplaced):
             return True
-        min_height = min(minoff[b] + size[b] for b in unplaced)
-        candidates = sorted((minoff[b], rank[b], b) for b in unplaced if minoff[b] < min_height)
-        capacity = self.capacity
-        for x, r, b in candidates:
+        low = minoff[unplaced]
+        min_height = int((low + size[unplaced]).min())
+        keep = low < min_height
+        chosen, low = unplaced[keep], low[keep]
+        order = np.lexsort((rank[chosen], low))
+        capacity, size_l, overlaps, align = self.capacity, self.size_l, self.overlaps, self.align
+        total, ranges, obstacles = self.total, self.ranges, self.obstacles
+        # Placing b at x lifts every other section of [lo, hi) to x at least (monotone
+        # offsets), so x + total must fit there: prefix and suffix maxima of the section
+        # totals reject most candidates in O(1) before the full check.
+        span = total[lo:hi]
+        before = np.maximum.accumulate(span).tolist()
+        after = np.maximum.accumulate(span[::-1])[::-1].tolist()
+        before.insert(0, 0)
+        after.append(0)
+        for b, x, r in zip(chosen[order].tolist(), low[order].tolist(),
+                           rank[chosen[order]].tolist(), strict=True):
             if x < cur_off or (x == cur_off and r < cur_rank):
                 continue
-            top = x + size[b]
-            if top > capacity:
+            top = x + size_l[b]
+            blo, bhi = ranges[b]
+            if top > capacity or x + max(before[blo - lo], after[bhi - lo]) > capacity:
                 continue
-            # Place b at x, remembering how to undo it.
-            offset[b] = x
+            placed[b] = True
             self.solution[b] = x
-            changed: list[tuple[int, int]] = []
-            for o in self.overlaps[b]:
-                if offset[o] < 0 and minoff[o] < top:
-                    changed.append((o, minoff[o]))
-                    minoff[o] = self._lift(o, top)
-            floor, total = self.floor, self.total
-            blo, bhi = self.ranges[b]
-            old_floors = floor[blo:bhi]
-            for s in range(blo, bhi):
-                floor[s] = top
-                total[s] -= size[b]
-            raised: list[tuple[int, int]] = []
-            if changed:
-                touched: set[int] = set()
-                for o, _ in changed:
-                    olo, ohi = self.ranges[o]
-                    touched.update(range(olo, ohi))
-                for s in touched:
-                    lowest = min((minoff[m] for m in self.free_in_section[s] if offset[m] < 0),
-                                 default=-1)
-                    if lowest > floor[s]:
-                        raised.append((s, floor[s]))
-                        floor[s] = lowest
-            ok = False
-            if self._check(lo, hi, x):
-                ok = self._descend(part, lo, hi, x, r, b)
-            for s, old in reversed(raised):
-                floor[s] = old
-            floor[blo:bhi] = old_floors
-            for s in range(blo, bhi):
-                total[s] += size[b]
-            for o, old in reversed(changed):
-                minoff[o] = old
-            offset[b] = -1
+            near = overlaps[b]
+            near = near[~placed[near] & (minoff[near] < top)]
+            old = minoff[near]
+            step = align[near]
+            minoff[near] = -(-top // step) * step
+            if obstacles:
+                for o in near.tolist():
+                    if o in obstacles:
+                        minoff[o] = self._lift(o, top)
+            total[blo:bhi] -= size_l[b]
+            ok = self._check(lo, hi, x) and self._descend(part, lo, hi, x, r, b)
+            total[blo:bhi] += size_l[b]
+            minoff[near] = old
+            placed[b] = False
             if ok:
                 return True
         return False
 
-    def _descend(self, part: list[int], lo: int, hi: int, x: int, r: int, b: int) -> bool:
+    def _descend(self, part: np.ndarray, lo: int, hi: int, x: int, r: int, b: int) -> bool:
         """Recurse after placing ``b``, splitting the component where no cut remains."""
         blo, bhi = self.ranges[b]
         cuts = self.cuts
@@ -225,10 +228,12 @@ class _Search:
             if not splits:
                 return self._search(part, lo, hi, x, r)
             bounds = [lo, *splits, hi]
-            offset, ranges = self.offset, self.ranges
+            rest = part[~self.placed[part]]
+            first = self.range_lo[rest]
+            last = self.range_hi[rest]
             for a, z in zip(bounds, bounds[1:], strict=False):
-                sub = [m for m in part if offset[m] < 0 and ranges[m][0] < z and a < ranges[m][1]]
-                if sub and not self._search(sub, a, z, 0, -1):
+                sub = rest[(first < z) & (a < last)]
+                if len(sub) and not self._search(sub, a, z, 0, -1):
                     return False
             return True
         finally:
@@ -236,18 +241,30 @@ class _Search:
                 cuts[s] += 1
 
 
-def _preorder(code: str, free: list[int], lower: Sequence[int], upper: Sequence[int],
-              size: Sequence[int], section_total: dict[int, int],
-              rng: np.random.Generator | None) -> dict[int, int]:
-    """Rank of each free buffer (0 first) for a preorder code such as ``"WAT"``."""
-    noise = {b: float(rng.random()) for b in free} if rng is not None else dict.fromkeys(free, 0.0)
+def _preorder(code: str, width: np.ndarray, size: np.ndarray, section_total: np.ndarray,
+              rng: np.random.Generator | None) -> np.ndarray:
+    """Rank of each buffer (0 first) for a preorder code such as ``"WAT"``."""
+    fields = {"W": width, "A": width * size, "T": section_total, "Z": size}
+    noise = rng.random(len(size)) if rng is not None else np.zeros(len(size))
+    keys = [np.arange(len(size)), noise] + [-fields[c] for c in reversed(code)]
+    order = np.lexsort(keys)
+    rank = np.empty(len(size), dtype=np.int64)
+    rank[order] = np.arange(len(size))
+    return rank
 
-    def key(b: int) -> tuple[float, ...]:
-        width = upper[b] - lower[b]
-        fields = {"W": width, "A": width * size[b], "T": section_total[b], "Z": size[b]}
-        return (*(-fields[c] for c in code), noise[b], b)
 
-    return {b: i for i, b in enumerate(sorted(free, key=key))}
+def _components(ranges: list[tuple[int, int]]) -> list[list[int]]:
+    """Groups of buffer positions whose section ranges chain together (time components)."""
+    order = sorted(range(len(ranges)), key=lambda i: ranges[i])
+    groups: list[list[int]] = []
+    reach = -1
+    for i in order:
+        lo, hi = ranges[i]
+        if lo >= reach:
+            groups.append([])
+        groups[-1].append(i)
+        reach = max(reach, hi)
+    return groups
 
 
 def search(lower: Sequence[int], upper: Sequence[int], size: Sequence[int],
@@ -259,81 +276,79 @@ def search(lower: Sequence[int], upper: Sequence[int], size: Sequence[int],
     exist. Pinned live buffers are obstacles; they are assumed to fit and not to clash
     with each other (the caller checks that). Buffers that are not live are left out.
     """
-    n = len(size)
-    size_l, align_l = list(map(int, size)), list(map(int, align))
-    live = [i for i in range(n) if upper[i] > lower[i] and size[i] > 0]
+    live = [i for i in range(len(size)) if upper[i] > lower[i] and size[i] > 0]
     free = [i for i in live if pinned[i] < 0]
-    fixed = [i for i in live if pinned[i] >= 0]
     if not free:
         return ExactOutcome("FOUND", {}, 0)
     sections, ranges = _sections(lower, upper, live)
-    is_free = set(free)
-    # Overlap lists among free buffers, and pinned obstacles per free buffer.
-    overlaps: dict[int, list[int]] = {b: [] for b in free}
-    obstacles: dict[int, list[tuple[int, int]]] = {}
-    by_lower = sorted(live, key=lambda i: lower[i])
-    starts = [lower[i] for i in by_lower]
-    import bisect
-    for k, i in enumerate(by_lower):
-        stop = bisect.bisect_left(starts, upper[i])
-        for j in by_lower[k + 1:stop]:
-            if i in is_free and j in is_free:
-                overlaps[i].append(j)
-                overlaps[j].append(i)
-            elif i in is_free:
-                obstacles.setdefault(i, []).append((pinned[j], pinned[j] + size[j]))
-            elif j in is_free:
-                obstacles.setdefault(j, []).append((pinned[i], pinned[i] + size[i]))
-    for value in obstacles.values():
-        value.sort()
-    pinned_in_section = [sorted((pinned[m], pinned[m] + size[m]) for m in members
-                                if m not in is_free) for members in sections]
-    totals = [sum(size[m] for m in members if m in is_free) for members in sections]
-    section_total = {b: max(totals[s] for s in range(*ranges[b])) for b in free}
-    # Time components: maximal runs of sections that no free buffer bridges.
-    components: list[tuple[int, int]] = []
-    reach = -1
-    start = 0
-    for b in sorted(free, key=lambda i: ranges[i][0]):
-        lo, hi = ranges[b]
-        if lo >= reach and reach >= 0:
-            components.append((start, reach))
-            start = lo
-        elif reach < 0:
-            start = lo
-        reach = max(reach, hi)
-    components.append((start, reach))
+    free_set = set(free)
     rng = np.random.default_rng(seed) if seed else None
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, 4 * len(free) + 1000))
     offsets: dict[int, int] = {}
     nodes = 0
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, 4 * len(free) + 1000))
     try:
-        for lo, hi in components:
-            part = [b for b in free if lo <= ranges[b][0] < hi]
-            ranks = [_preorder(code, part, lower, upper, size_l, section_total, rng)
-                     for code in preorders]
-            limit = 2 * len(part)
-            solved = False
-            while not solved:
-                limit *= 2
-                for rank in ranks:
-                    engine = _Search(size_l, align_l, part, overlaps, obstacles, sections,
-                                     ranges, pinned_in_section, capacity, rank,
-                                     nodes + limit, deadline, nodes)
-                    try:
-                        found = engine.run(part, lo, hi)
-                    except _Abort:
-                        nodes = engine.nodes
-                        continue
-                    except _Deadline:
-                        return ExactOutcome("TIMEOUT", {}, engine.nodes)
-                    nodes = engine.nodes
-                    if not found:
-                        return ExactOutcome("INFEASIBLE", {}, nodes)
-                    offsets.update(engine.solution)
-                    solved = True
-                    break
+        for group in _components([ranges[b] for b in free]):
+            part = [free[i] for i in group]
+            status, found, nodes = _solve_component(
+                part, free_set, lower, upper, size, align, pinned, sections, ranges,
+                capacity, deadline, rng, preorders, nodes)
+            if status != "FOUND":
+                return ExactOutcome(status, {}, nodes)
+            offsets.update(found)
     finally:
         sys.setrecursionlimit(old_limit)
     return ExactOutcome("FOUND", offsets, nodes)
+
+
+def _solve_component(part: list[int], free_set: set[int], lower: Sequence[int],
+                     upper: Sequence[int], size: Sequence[int], align: Sequence[int],
+                     pinned: Sequence[int], sections: list[list[int]],
+                     ranges: dict[int, tuple[int, int]], capacity: int, deadline: float,
+                     rng: np.random.Generator | None, preorders: Sequence[str],
+                     nodes: int) -> tuple[str, dict[int, int], int]:
+    """Round robin over preorders with a doubling node limit, on one time component."""
+    local = {b: i for i, b in enumerate(part)}
+    first = min(ranges[b][0] for b in part)
+    last = max(ranges[b][1] for b in part)
+    own_sections = sections[first:last]
+    size_a = np.array([size[b] for b in part], dtype=np.int64)
+    align_a = np.array([align[b] for b in part], dtype=np.int64)
+    width = np.array([upper[b] - lower[b] for b in part], dtype=np.int64)
+    range_a = np.array([(ranges[b][0] - first, ranges[b][1] - first) for b in part],
+                       dtype=np.int64).reshape(-1, 2)
+    member_lists = [[local[m] for m in members if m in local] for members in own_sections]
+    members = np.array([m for ms in member_lists for m in ms], dtype=np.int64)
+    starts = np.cumsum([0] + [len(ms) for ms in member_lists[:-1]]).astype(np.int64)
+    pinned_in_section = [sorted((pinned[m], pinned[m] + size[m]) for m in ms
+                                if m not in free_set) for ms in own_sections]
+    # Free buffers overlap when they share a section; pinned ones are obstacles.
+    neighbours: list[set[int]] = [set() for _ in part]
+    obstacles: dict[int, list[tuple[int, int]]] = {}
+    for ms, pins in zip(member_lists, pinned_in_section, strict=True):
+        for i in ms:
+            neighbours[i].update(ms)
+            if pins:
+                obstacles.setdefault(i, []).extend(pins)
+    overlaps = [np.array(sorted(ns - {i}), dtype=np.int64) for i, ns in enumerate(neighbours)]
+    obstacles = {i: sorted(set(v)) for i, v in obstacles.items()}
+    totals = np.add.reduceat(size_a[members], starts)
+    section_total = np.array([totals[lo:hi].max() for lo, hi in range_a.tolist()])
+    ranks = [_preorder(code, width, size_a, section_total, rng) for code in preorders]
+    limit = 2 * len(part)
+    while True:
+        limit *= 2
+        for rank in ranks:
+            engine = _Search(size_a, align_a, overlaps, obstacles, members, starts, range_a,
+                             pinned_in_section, capacity, rank, nodes + limit, deadline, nodes)
+            try:
+                found = engine.run()
+            except _Abort:
+                nodes = engine.nodes
+                continue
+            except _Deadline:
+                return "TIMEOUT", {}, engine.nodes
+            nodes = engine.nodes
+            if not found:
+                return "INFEASIBLE", {}, nodes
+            return "FOUND", {part[i]: x for i, x in engine.solution.items()}, nodes
