@@ -1,0 +1,214 @@
+"""Strict reading: unusable documents raise UnusableInput, faults inside are FORMAT
+violations naming the JSON path, and nothing ever escapes as another exception."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import checker
+from checker.load import UnusableInput, build_model, parse_json, read_json
+
+from .schedules import legal
+
+
+def messages(doc: dict[str, Any]) -> list[str]:
+    """The FORMAT messages of a document's report (other codes may follow from them)."""
+    report = checker.verify(doc)
+    return [v.message for v in report.violations if v.code == "FORMAT"]
+
+
+# ----------------------------------------------------------------------------- parsing
+@pytest.mark.parametrize("text, fragment", [
+    ("", "empty"),
+    ("   \n", "empty"),
+    ("{", "not valid JSON"),
+    ("not json", "not valid JSON"),
+    ('{"a": NaN}', "NaN is not a JSON number"),
+    ('{"a": Infinity}', "Infinity is not a JSON number"),
+    ('{"a": -Infinity}', "-Infinity is not a JSON number"),
+    ('{"a": 1e999}', "out of range"),
+    ('{"a": 1, "a": 2}', "duplicate key"),
+    ("[" * 100_000 + "]" * 100_000, "nesting too deep"),
+    ("1" * 5000, "not usable JSON"),
+])
+def test_unparseable_text_is_unusable(text: str, fragment: str) -> None:
+    with pytest.raises(UnusableInput) as caught:
+        parse_json(text, "f.json")
+    assert fragment in str(caught.value)
+    assert str(caught.value).startswith("f.json: $: JSON: ")
+
+
+def test_bytes_must_be_utf8() -> None:
+    with pytest.raises(UnusableInput, match="not UTF-8"):
+        parse_json(b'{"a": "\xff"}', "f.json")
+
+
+def test_floats_are_fine_where_free_form() -> None:
+    assert parse_json('{"wall_s": 0.25}') == {"wall_s": 0.25}
+
+
+def test_oversized_files_are_refused_before_reading(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    with big.open("wb") as stream:  # sparse: 200 MB on paper, nothing on disk
+        stream.truncate(200 * 1024 * 1024)
+    with pytest.raises(UnusableInput, match="larger than the limit") as caught:
+        read_json(big)
+    assert caught.value.rule == "SIZE"
+
+
+def test_size_limit_is_a_parameter(tmp_path: Path) -> None:
+    file = tmp_path / "s.json"
+    file.write_text(json.dumps(legal()))
+    with pytest.raises(UnusableInput, match="larger than the limit of 100 bytes"):
+        read_json(file, limit=100)
+
+
+def test_missing_file_and_directory_are_unusable(tmp_path: Path) -> None:
+    with pytest.raises(UnusableInput, match="cannot read"):
+        read_json(tmp_path / "absent.json")
+    with pytest.raises(UnusableInput, match="is a directory"):
+        read_json(tmp_path)
+
+
+# ----------------------------------------------------------------------------- skeleton
+@pytest.mark.parametrize("document, path", [
+    ([], "$"),
+    ("npu-schedule/1", "$"),
+    ({"format": "npu-problem/1"}, "$.format"),
+    ({}, "$.format"),
+])
+def test_wrong_document_is_unusable(document: Any, path: str) -> None:
+    with pytest.raises(UnusableInput) as caught:
+        build_model(document)
+    assert caught.value.path == path
+
+
+def test_embedded_documents_need_their_tags() -> None:
+    doc = legal()
+    doc["target"]["format"] = "npu-target/2"
+    with pytest.raises(UnusableInput) as caught:
+        checker.verify(doc)
+    assert caught.value.path == "$.target.format"
+    doc = legal()
+    doc["problem"] = []
+    with pytest.raises(UnusableInput, match="embedded problem"):
+        checker.verify(doc)
+
+
+# ----------------------------------------------------------------------------- FORMAT
+def _edit(change) -> dict[str, Any]:
+    doc = legal()
+    change(doc)
+    return doc
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda d: d.pop("makespan"), "$: missing required key 'makespan'"),
+    (lambda d: d["problem"]["ops"]["ld"].pop("modes"),
+     "$.problem.ops.ld: missing required key 'modes'"),
+    (lambda d: d["ops"]["mm0"].update(start="10"),
+     "$.ops.mm0.start: expected an integer, got a string"),
+    (lambda d: d["ops"]["mm0"].update(end=30.0),
+     "$.ops.mm0.end: expected an integer, got a number"),
+    (lambda d: d["ops"]["mm0"].update(mode=True),
+     "$.ops.mm0.mode: expected an integer, got a boolean"),
+    (lambda d: d["buffers"]["bA"].update(free=2**63),
+     "$.buffers.bA.free: integer does not fit in 64 bits"),
+    (lambda d: d["ops"]["ld"].update(units={"NPU": [0]}),
+     "$.ops.ld.units.NPU: unknown lane kind 'NPU'"),
+    (lambda d: d["problem"]["ops"]["ld"]["modes"][0]["lanes"].update(GPU=1),
+     "$.problem.ops.ld.modes[0].lanes.GPU: unknown lane kind 'GPU'"),
+    (lambda d: d["problem"]["ops"]["ld"]["modes"][0]["budgets"].update(PCIE=1),
+     "$.problem.ops.ld.modes[0].budgets.PCIE: unknown budget 'PCIE'"),
+    (lambda d: d["problem"]["ops"]["ld"]["reads"][0].update(tensor="Z"),
+     "$.problem.ops.ld.reads[0].tensor: unknown tensor 'Z'"),
+    (lambda d: d["problem"]["ops"]["mm0"]["reads"][0].update(buffer="bZ"),
+     "$.problem.ops.mm0.reads[0].buffer: unknown buffer 'bZ'"),
+    (lambda d: d["problem"]["ops"]["mm0"].update(task="g9"),
+     "$.problem.ops.mm0.task: unknown task 'g9'"),
+    (lambda d: d["problem"]["buffers"]["bA"].update(memory="L2"),
+     "$.problem.buffers.bA.memory: unknown memory 'L2'"),
+    (lambda d: d["problem"]["ops"]["ld"]["reads"][0].update(box=[[0, 4], [0, 9]]),
+     "$.problem.ops.ld.reads[0].box[1]: [0, 9) lies outside tensor 'A' extent 8"),
+    (lambda d: d["problem"]["ops"]["ld"]["reads"][0].update(box=[[0, 4], [0, 8], [0, 1]]),
+     "$.problem.ops.ld.reads[0].box: box has rank 3 but tensor 'A' has rank 2"),
+    (lambda d: d["problem"]["ops"]["ld"]["reads"][0].update(box=[[4, 0], [0, 8]]),
+     "$.problem.ops.ld.reads[0].box[0]: interval [4, 0) has hi < lo"),
+    (lambda d: d["problem"]["ops"]["ld"]["reads"][0].update(value="A"),
+     "$.problem.ops.ld.reads[0].value: key 'value' does not belong to a tensor access"),
+    (lambda d: d["problem"]["ops"]["ld"]["reads"][0].update(buffer="bA"),
+     "$.problem.ops.ld.reads[0]: an access names exactly one of 'tensor' or 'buffer'"),
+    (lambda d: d["problem"]["ops"]["ld"]["writes"][0].update(value=None),
+     "$.problem.ops.ld.writes[0].value: expected a string, got null"),
+    (lambda d: d["problem"]["tasks"]["g0"]["outputs"].update(Q=[[0, 1]]),
+     "$.problem.tasks.g0.outputs.Q: unknown tensor 'Q'"),
+    (lambda d: d["problem"]["tensors"]["A"].update(role="scratch"),
+     "$.problem.tensors.A.role: role must be one of input, output, temp, got \"scratch\""),
+    (lambda d: d["problem"]["tensors"]["A"].update(shape=[4, -8]),
+     "$.problem.tensors.A.shape[1]: must be >= 0, got -8"),
+    (lambda d: d["target"]["lanes"].update(HMX=-1), "$.target.lanes.HMX: must be >= 0, got -1"),
+    (lambda d: d["target"].pop("lanes"), "$.target: missing required key 'lanes'"),
+    (lambda d: d["problem"]["ops"].update({"": _copy_op(d)}), "$.problem.ops[\"\"]: names "
+     "must be non-empty strings"),
+    (lambda d: d.update(meta=[]), "$.meta: expected an object, got an array"),
+    (lambda d: d["problem"]["after"].append(["ld"]), "$.problem.after[4]: an edge is [pred, succ]"),
+    (lambda d: d["buffers"].update(bZ={"offset": 0, "alloc": 0, "free": 1}),
+     "$.buffers.bZ: buffer 'bZ' is placed but the problem has no such buffer"),
+    (lambda d: d["problem"]["ops"]["mm0"].update(modes={"duration": 20}),
+     "$.problem.ops.mm0.modes: expected an array, got an object"),
+    (lambda d: d["problem"]["ops"]["ld"]["modes"][0].update(duration=[[[[[[1]]]]]]),
+     "$.problem.ops.ld.modes[0].duration: expected an integer, got an array"),
+    (lambda d: d["ops"].update({"g.0": {"mode": 0, "start": 0}}),
+     "$.ops[\"g.0\"]: missing required key 'end'"),
+])
+def test_format_violations_name_the_path(change, expected: str) -> None:
+    assert expected in messages(_edit(change))
+
+
+def _copy_op(doc: dict[str, Any]) -> dict[str, Any]:
+    return dict(doc["problem"]["ops"]["ld"])
+
+
+def test_format_violation_names_the_elements() -> None:
+    doc = legal()
+    doc["problem"]["ops"]["mm0"]["reads"][0]["bytes"] = [0, 4097]
+    [violation] = checker.verify(doc).violations
+    assert violation.ops == ("mm0",) and violation.buffers == ("bA",)
+    assert violation.time is None
+
+
+def test_rules_that_need_a_broken_section_are_skipped() -> None:
+    """A broken op cannot take part in a partition: COVERAGE and OUTPUT stand aside
+    instead of reporting the gap it leaves; conflict rules still run on the rest."""
+    doc = legal()
+    doc["problem"]["ops"]["mm1"]["space"] = "everything"
+    doc["ops"]["mm0"]["end"] = 25
+    report = checker.verify(doc)
+    assert report.codes() == {"FORMAT", "DURATION"}
+    assert {"COVERAGE", "OUTPUT", "STALE_READ"} <= set(report.stats["skipped_rules"])
+
+
+def test_negative_times_are_rule_violations_not_format() -> None:
+    doc = legal()
+    doc["buffers"]["bA"]["alloc"] = -1
+    doc["buffers"]["bA"]["offset"] = -2048
+    assert checker.verify(doc).codes() == {"LIFETIME", "MEM_RANGE"}
+
+
+def test_defaults_and_meta_everywhere() -> None:
+    """``bytes`` defaults to the whole buffer, ``align``/``alignment_bytes`` to 1, and
+    ``meta`` objects are accepted (and ignored) on every object."""
+    doc = legal()
+    del doc["problem"]["buffers"]["bA"]["align"]
+    del doc["target"]["memories"]["VTCM"]["alignment_bytes"]
+    doc["problem"]["ops"]["ld"]["meta"] = {"x": [1.5]}
+    doc["problem"]["ops"]["ld"]["modes"][0]["meta"] = {}
+    doc["problem"]["ops"]["ld"]["reads"][0]["meta"] = {}
+    doc["ops"]["ld"]["meta"] = {"note": None}
+    doc["buffers"]["bA"]["meta"] = {}
+    doc["problem"]["tensors"]["A"]["meta"] = {}
+    assert checker.verify(doc).legal
