@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +31,16 @@ def test_plot_schedule_writes_a_png_and_leaves_no_temporary(schedule: Schedule,
     width, height = png_size(out)
     assert width > 600 and height > 300
     assert [p.name for p in tmp_path.iterdir()] == ["gantt.png"]
+
+
+def test_the_picture_gets_the_usual_permissions(schedule: Schedule, tmp_path: Path) -> None:
+    """Not mkstemp's 0o600: a picture is for sharing."""
+    previous = os.umask(0o022)
+    try:
+        plot_schedule(schedule, tmp_path / "gantt.png")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "gantt.png").stat().st_mode & 0o777 == 0o644
 
 
 def test_plot_schedule_follows_the_suffix(schedule: Schedule, tmp_path: Path) -> None:
