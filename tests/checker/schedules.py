@@ -63,3 +63,30 @@ _LEGAL: dict[str, Any] = {
 def legal() -> dict[str, Any]:
     """A fresh copy of the legal schedule."""
     return copy.deepcopy(_LEGAL)
+
+
+def on_buffer(ops: dict[str, tuple[int, int, list[Any], list[Any]]],
+              size: int = 64) -> dict[str, Any]:
+    """A schedule of ops that only touch buffer ``b`` (``size`` bytes, live all along).
+
+    ``ops`` maps a name to ``(start, end, reads, writes)``; an access is
+    ``(lo, hi, value)``. No lanes, budgets, tasks or tensors get in the way.
+    """
+    problem_ops = {}
+    placed = {}
+    for name, (start, end, reads, writes) in ops.items():
+        problem_ops[name] = {
+            "task": "t", "modes": [{"duration": 0}],
+            "reads": [{"buffer": "b", "bytes": [lo, hi], "value": v} for lo, hi, v in reads],
+            "writes": [{"buffer": "b", "bytes": [lo, hi], "value": v} for lo, hi, v in writes]}
+        placed[name] = {"mode": 0, "start": start, "end": end}
+    last = max((end for _, end, _, _ in ops.values()), default=0)
+    return {
+        "format": "npu-schedule/1",
+        "target": {"format": "npu-target/1", "name": "t", "lanes": {},
+                   "memories": {"M": {"capacity_bytes": size}}},
+        "problem": {"format": "npu-problem/1", "name": "p", "tasks": {"t": {"kind": "x"}},
+                    "buffers": {"b": {"memory": "M", "size": size}}, "ops": problem_ops},
+        "ops": placed, "buffers": {"b": {"offset": 0, "alloc": 0, "free": max(last, 1000)}},
+        "makespan": last,
+    }

@@ -1,0 +1,108 @@
+"""The box geometry against brute force: every point of a small space, enumerated."""
+
+from __future__ import annotations
+
+from itertools import product
+from unittest import mock
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from checker import boxes
+from checker.boxes import latest_writes, partition
+from checker.model import Box
+
+
+def points(box: Box) -> set[tuple[int, ...]]:
+    return set(product(*(range(lo, hi) for lo, hi in box)))
+
+
+@st.composite
+def boxes_in(draw: st.DrawFn, rank: int = 2, extent: int = 6) -> tuple[Box, list[Box]]:
+    region = tuple((0, extent) for _ in range(rank))
+    items = []
+    for _ in range(draw(st.integers(0, 8))):
+        dims = []
+        for _ in range(rank):
+            lo = draw(st.integers(0, extent))
+            dims.append((lo, draw(st.integers(lo, extent))))
+        items.append(tuple(dims))
+    return region, items
+
+
+def brute_partition(region: Box, items: list[Box]) -> tuple[bool, bool]:
+    """(some point covered twice, some point uncovered)."""
+    seen: dict[tuple[int, ...], int] = {}
+    for box in items:
+        for point in points(box):
+            seen[point] = seen.get(point, 0) + 1
+    return any(n > 1 for n in seen.values()), bool(points(region) - set(seen))
+
+
+#: Run each property on the compressed grid and on the sweep fallback (no grid allowed).
+METHODS = pytest.mark.parametrize("cells", [boxes.GRID_CELLS, 0], ids=["grid", "sweep"])
+
+
+@METHODS
+@given(case=boxes_in())
+def test_partition_agrees_with_brute_force(cells: int, case: tuple[Box, list[Box]]) -> None:
+    region, items = case
+    overlap, gap = brute_partition(region, items)
+    with mock.patch.object(boxes, "GRID_CELLS", cells):
+        result = partition(region, items)
+    assert bool(result.overlaps) == overlap
+    for i, j in result.overlaps:
+        assert i != j and points(items[i]) & points(items[j])
+    if result.gapped is not None:
+        assert result.gapped == gap
+    else:
+        assert overlap  # unknown only when overlaps hide the volume argument
+    if result.gap is not None:
+        assert points(result.gap) and not points(result.gap) & set().union(
+            *map(points, items))
+
+
+@METHODS
+@given(case=boxes_in(rank=3, extent=4))
+def test_partition_in_three_dimensions(cells: int, case: tuple[Box, list[Box]]) -> None:
+    region, items = case
+    overlap, gap = brute_partition(region, items)
+    with mock.patch.object(boxes, "GRID_CELLS", cells):
+        result = partition(region, items)
+    assert bool(result.overlaps) == overlap
+    assert result.gapped in (gap, None)
+
+
+@METHODS
+def test_a_grid_tiling_is_a_partition(cells: int) -> None:
+    tiles = [((r, r + 2), (c, c + 3)) for r in range(0, 8, 2) for c in range(0, 9, 3)]
+    with mock.patch.object(boxes, "GRID_CELLS", cells):
+        result = partition(((0, 8), (0, 9)), tiles)
+    assert result.overlaps == [] and result.gapped is False
+
+
+def test_rank_zero_and_empty_regions() -> None:
+    assert partition((), [()]).gapped is False
+    assert partition((), [(), ()]).overlaps == [(1, 0)]
+    assert partition((), []).gapped is True
+    assert partition(((3, 3),), []).gapped is False
+
+
+@METHODS
+@given(writes=boxes_in(), reads=boxes_in(), ends=st.lists(st.integers(0, 50), min_size=8,
+                                                          max_size=8))
+def test_latest_writes_agrees_with_brute_force(cells: int, writes: tuple[Box, list[Box]],
+                                               reads: tuple[Box, list[Box]],
+                                               ends: list[int]) -> None:
+    write_boxes, read_boxes = writes[1], reads[1]
+    ends = ends[:len(write_boxes)]
+    with mock.patch.object(boxes, "GRID_CELLS", cells):
+        answers = latest_writes(write_boxes, ends, read_boxes)
+    for read, answer in zip(read_boxes, answers, strict=True):
+        touching = [i for i, w in enumerate(write_boxes) if points(w) & points(read)]
+        if not touching:
+            assert answer is None
+        else:
+            assert answer is not None and answer[0] == max(ends[i] for i in touching)
+            assert answer[1] in touching and ends[answer[1]] == answer[0]

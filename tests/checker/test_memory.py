@@ -1,0 +1,54 @@
+"""MEM_RANGE, ALIAS and LIFETIME on the legal schedule's two VTCM buffers, plus a third."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import checker
+
+from .schedules import legal
+
+
+def with_buffer(offset: int, alloc: int, free: int, size: int = 2048) -> dict[str, Any]:
+    doc = legal()
+    doc["problem"]["buffers"]["bX"] = {"memory": "VTCM", "size": size, "align": 2048}
+    doc["buffers"]["bX"] = {"offset": offset, "alloc": alloc, "free": free}
+    return doc
+
+
+def test_bytes_may_be_reused_once_freed() -> None:
+    assert checker.verify(with_buffer(0, 50, 70)).legal      # bA is freed at 50
+    assert checker.verify(with_buffer(0, 49, 70)).codes() == {"ALIAS"}
+
+
+def test_alias_is_found_through_a_large_buffer() -> None:
+    """bX [2048, 10240) covers bA's end and bC entirely; both collisions are seen."""
+    report = checker.verify(with_buffer(2048, 0, 5, size=8192))
+    assert report.codes() == {"ALIAS"}
+    assert [v.buffers for v in report.violations] == [("bA", "bX")]
+    report = checker.verify(with_buffer(6144, 20, 25))
+    assert [v.buffers for v in report.violations] == [("bC", "bX")]
+
+
+def test_empty_buffers_and_windows_alias_nothing() -> None:
+    assert checker.verify(with_buffer(0, 10, 10)).legal
+    assert checker.verify(with_buffer(0, 0, 60, size=0)).legal
+
+
+def test_range_checks() -> None:
+    assert checker.verify(with_buffer(-2048, 60, 70)).codes() == {"MEM_RANGE"}
+    assert checker.verify(with_buffer(14336, 60, 70)).legal           # ends at capacity
+    assert checker.verify(with_buffer(14336, 60, 70, 4096)).codes() == {"MEM_RANGE"}
+
+
+def test_lifetime_window_itself() -> None:
+    assert checker.verify(with_buffer(8192, 70, 60)).codes() == {"LIFETIME"}
+    assert checker.verify(with_buffer(8192, -1, 60)).codes() == {"LIFETIME"}
+
+
+def test_every_access_lies_inside_the_window() -> None:
+    doc = legal()
+    doc["buffers"]["bC"]["alloc"] = 11   # mm0 writes bC from t=10
+    [violation] = checker.verify(doc).violations
+    assert violation.code == "LIFETIME"
+    assert violation.ops == ("mm0",) and violation.buffers == ("bC",) and violation.time == 10

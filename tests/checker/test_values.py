@@ -1,0 +1,83 @@
+"""STALE_READ and WRITE_RACE, edge by edge, on a single buffer."""
+
+from __future__ import annotations
+
+import checker
+
+from .schedules import on_buffer
+
+W = "w"
+
+
+def codes(ops) -> set[str]:
+    return checker.verify(on_buffer(ops)).codes()
+
+
+def test_read_after_its_write_is_fine() -> None:
+    assert codes({"a": (0, 10, [], [(0, 64, W)]), "r": (10, 20, [(0, 64, W)], [])}) == set()
+
+
+def test_read_with_no_earlier_write_is_stale() -> None:
+    assert codes({"r": (0, 5, [(0, 8, W)], [])}) == {"STALE_READ"}
+
+
+def test_read_overlapping_its_producer_is_stale() -> None:
+    assert codes({"a": (0, 10, [], [(0, 64, W)]), "r": (9, 20, [(0, 64, W)], [])}) == \
+        {"STALE_READ"}
+
+
+def test_the_last_write_must_hold_the_value() -> None:
+    ops = {"a": (0, 10, [], [(0, 64, W)]), "b": (10, 12, [], [(0, 8, "x")]),
+           "r": (20, 30, [(4, 12, W)], [])}
+    assert codes(ops) == {"STALE_READ"}
+    ops["r"] = (20, 30, [(8, 64, W)], [])  # bytes b did not touch
+    assert codes(ops) == set()
+
+
+def test_the_last_write_must_cover_every_byte_read() -> None:
+    ops = {"a": (0, 10, [], [(0, 32, W)]), "b": (0, 10, [], [(32, 64, W)]),
+           "r": (10, 20, [(0, 64, W)], [])}
+    assert codes(ops) == {"STALE_READ"}  # two writes end together: not a single write
+    ops["b"] = (0, 9, [], [(32, 64, W)])
+    assert codes(ops) == {"STALE_READ"}  # 'a' is last and covers only half
+
+
+def test_another_write_during_the_read_is_stale() -> None:
+    base = {"a": (0, 10, [], [(0, 64, W)]), "r": (10, 20, [(0, 16, W)], [])}
+    assert codes({**base, "x": (15, 30, [], [(8, 9, W)])}) == {"STALE_READ"}
+    assert codes({**base, "x": (5, 11, [], [(8, 9, W)])}) == {"STALE_READ", "WRITE_RACE"}
+    assert codes({**base, "x": (20, 30, [], [(8, 9, W)])}) == set()  # starts as r ends
+    assert codes({**base, "x": (15, 30, [], [(16, 20, W)])}) == set()  # other bytes
+
+
+def test_an_instant_write_inside_the_read_is_stale() -> None:
+    base = {"a": (0, 10, [], [(0, 64, W)]), "r": (10, 20, [(0, 16, W)], [])}
+    assert codes({**base, "x": (15, 15, [], [(0, 1, W)])}) == {"STALE_READ"}
+
+
+def test_an_empty_read_sees_the_value_at_its_instant() -> None:
+    base = {"a": (0, 10, [], [(0, 64, W)]), "r": (12, 12, [(0, 16, W)], [])}
+    assert codes(base) == set()
+    assert codes({**base, "x": (11, 13, [], [(0, 1, "y")])}) == {"STALE_READ"}
+
+
+def test_the_reader_may_rewrite_what_it_reads() -> None:
+    ops = {"a": (0, 10, [], [(0, 64, W)]), "v": (10, 20, [(0, 64, W)], [(0, 64, "v")]),
+           "r": (20, 30, [(0, 64, "v")], [])}
+    assert codes(ops) == set()
+
+
+def test_writes_race_only_when_bytes_and_windows_meet() -> None:
+    assert codes({"a": (0, 10, [], [(0, 8, W)]), "b": (5, 15, [], [(4, 12, W)])}) == \
+        {"WRITE_RACE"}
+    assert codes({"a": (0, 10, [], [(0, 8, W)]), "b": (10, 15, [], [(4, 12, W)])}) == set()
+    assert codes({"a": (0, 10, [], [(0, 8, W)]), "b": (5, 15, [], [(8, 12, W)])}) == set()
+    assert codes({"a": (0, 10, [], [(0, 8, W), (4, 8, "y")])}) == set()  # one op
+
+
+def test_missing_value_tags_must_match_too() -> None:
+    doc = on_buffer({"a": (0, 10, [], [(0, 8, W)]), "r": (10, 20, [(0, 8, W)], [])})
+    del doc["problem"]["ops"]["a"]["writes"][0]["value"]
+    assert checker.verify(doc).codes() == {"STALE_READ"}
+    del doc["problem"]["ops"]["r"]["reads"][0]["value"]
+    assert checker.verify(doc).legal
