@@ -270,3 +270,40 @@ def test_a_report_that_is_not_json_names_its_file(tmp_path: Any) -> None:
     with pytest.raises(InputError) as caught:
         read_violations(path)
     assert caught.value.source == str(path)
+
+
+# ----------------------------------------------------------------------------- any readable file
+@st.composite
+def scrambled_schedules(draw: st.DrawFn) -> dict[str, Any]:
+    """The fixture with every op and buffer placement redrawn: mostly illegal schedules
+    (overlaps, empty or negative windows, bad modes, units out of range) that still read."""
+    doc = json.loads(json.dumps(SCHEDULE))
+    for placement in doc["ops"].values():
+        start = draw(st.integers(-50, 500))
+        placement.update(mode=draw(st.integers(0, 2)), start=start,
+                         end=start + draw(st.integers(-10, 200)),
+                         units={kind: draw(st.lists(st.integers(0, 3), max_size=3))
+                                for kind in draw(st.sets(st.sampled_from(["HVX", "DMA"])))})
+    for placement in doc["buffers"].values():
+        alloc = draw(st.integers(-50, 500))
+        placement.update(offset=draw(st.integers(0, 5000)), alloc=alloc,
+                         free=alloc + draw(st.integers(-10, 300)))
+    return doc
+
+
+@given(scrambled_schedules())
+def test_any_readable_schedule_traces_completely(doc: dict[str, Any]) -> None:
+    trace = schedule_to_trace(schedule_from_dict(doc))
+    json.dumps(trace, allow_nan=False)
+    names = thread_names(trace, LANES)
+    seen = defaultdict(set)
+    for event in events(trace, "X", LANES):
+        seen[event["name"]].add(names[event["tid"]])
+        assert event["dur"] >= 0
+    for op, placement in doc["ops"].items():
+        held = {f"{kind} {u}" for kind, units in placement["units"].items() for u in units}
+        assert seen[op] == (held or {NO_LANE}), op
+    series = counter(trace, "VTCM")
+    for buffer in doc["buffers"].values():
+        for time in (buffer["alloc"], buffer["free"]):
+            assert level_at(series, time / 1000) == brute_force_live(doc, time), time
