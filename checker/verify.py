@@ -2,32 +2,15 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from checker.load import UnusableInput, build_model, read_json
+from checker.load import UnusableInput, build_model, no_gc, read_json
 from checker.report import Report, make_stats, sort_violations
 from checker.rules import RULES
 
 __all__ = ["verify", "verify_file"]
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector: building a million small acyclic objects
-    otherwise triggers full collections over and over (measured: 5-10x slower at 100k ops).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def verify(document: Any) -> Report:
@@ -38,7 +21,7 @@ def verify(document: Any) -> Report:
     any other fault is a ``FORMAT`` violation in the report.
     """
     began = time.perf_counter()
-    with _no_gc():
+    with no_gc():
         model, violations = build_model(document)
         skipped = []
         for rule in RULES:
@@ -55,8 +38,7 @@ def verify(document: Any) -> Report:
 def verify_file(path: str | os.PathLike[str]) -> Report:
     """Read a schedule file strictly (``-`` is standard input) and verify it."""
     source = "<stdin>" if str(path) == "-" else str(path)
-    with _no_gc():
-        document = read_json(path)
+    document = read_json(path)
     try:
         return verify(document)
     except UnusableInput as error:
