@@ -111,7 +111,7 @@ def violations_from_dict(document: Any, source: str = "<report>") -> list[Violat
 
 
 def read_violations(path: str | os.PathLike[str]) -> list[Violation]:
-    """Read a checker report file (``schedcheck --json``); bad input is an InputError."""
+    """Read a checker report file (``schedcheck verify --json``); bad input is an InputError."""
     return violations_from_dict(load_json_file(path), str(path))
 
 

@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="TRACE.json",
                         help="where to write the trace (written whole or not at all)")
     parser.add_argument("--violations", metavar="REPORT.json",
-                        help="a checker report (`schedcheck --json`): each violation "
+                        help="a checker report (`schedcheck verify --json`): each violation "
                              "becomes an instant event on the tracks it involves")
     parser.set_defaults(handler=run)
 
