@@ -25,7 +25,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-__all__ = ["MUTATIONS", "Draw", "mutate", "apply_chain"]
+__all__ = ["MUTATIONS", "NOISE", "Draw", "mutate", "apply_chain"]
 
 Draw = Callable[..., Any]
 Doc = dict[str, Any]
@@ -606,9 +606,148 @@ MUTATIONS: dict[str, Callable[[Doc, Draw], Doc | None]] = {
 }
 
 
+# ----------------------------------------------------------------------------- noise
+# Small random edits that are not aimed at one rule. They land documents on the borders
+# between legal and illegal (touching windows, shared last ticks, near-miss tags), where
+# two readings of FORMATS.md are most likely to part; only the differential property
+# uses them, since which codes they cause is for the reference checker to say.
+def nudge_op(doc: Doc, draw: Draw) -> Doc | None:
+    """Shift an op's window by a tick or two, or stretch its end (never to zero length)."""
+    placed = _placed(doc)
+    if not placed:
+        return None
+    doc = copy.deepcopy(doc)
+    op = draw(st.sampled_from(placed), label="nudged op")
+    d = draw(st.sampled_from([-2, -1, 1, 2]), label="ticks")
+    place = doc["ops"][op]
+    if draw(st.booleans(), label="shift (else stretch)"):
+        place["start"] += d
+        place["end"] += d
+    elif place["end"] + d > place["start"]:
+        place["end"] += d
+    if draw(st.booleans(), label="fix makespan"):
+        _fix_makespan(doc)
+    return doc
+
+
+def nudge_buffer(doc: Doc, draw: Draw) -> Doc | None:
+    """Move a buffer's offset by an alignment step, or its alloc/free by a tick."""
+    bufs = doc["problem"].get("buffers", {})
+    if not bufs:
+        return None
+    doc = copy.deepcopy(doc)
+    name = draw(st.sampled_from(sorted(bufs)), label="nudged buffer")
+    place = doc["buffers"][name]
+    what = draw(st.sampled_from(["offset", "alloc", "free"]), label="field")
+    if what == "offset":
+        buf = bufs[name]
+        mem = doc["target"]["memories"][buf["memory"]]
+        step = math.lcm(buf.get("align", 1), mem.get("alignment_bytes", 1))
+        if draw(st.booleans(), label="by one byte"):
+            step = 1
+        place["offset"] = max(0, place["offset"] + draw(st.sampled_from([-step, step])))
+    else:
+        place[what] += draw(st.sampled_from([-1, 1]), label="tick")
+        if place["alloc"] > place["free"]:
+            return None  # inverted windows have their own LIFETIME operator
+    return doc
+
+
+def random_buffer_access(doc: Doc, draw: Draw) -> Doc | None:
+    """Add a read or write of a non-empty byte range, tagged with a tag the buffer has seen."""
+    bufs = doc["problem"].get("buffers", {})
+    placed = _placed(doc)
+    if not bufs or not placed:
+        return None
+    doc = copy.deepcopy(doc)
+    name = draw(st.sampled_from(sorted(bufs)), label="buffer")
+    size = bufs[name]["size"]
+    lo = draw(st.integers(0, size - 1), label="lo")
+    hi = draw(st.integers(lo + 1, size), label="hi")
+    tags = sorted({a["value"] for o in doc["problem"]["ops"].values()
+                   for k in ("reads", "writes") for a in o.get(k, [])
+                   if a.get("buffer") == name and "value" in a}) or ["fresh"]
+    access: dict[str, Any] = {"buffer": name, "value": draw(st.sampled_from(tags), label="tag")}
+    if (lo, hi) != (0, size) or draw(st.booleans(), label="explicit bytes"):
+        access["bytes"] = [lo, hi]
+    kind = draw(st.sampled_from(["reads", "writes"]), label="kind")
+    op = draw(st.sampled_from(placed), label="op")
+    if kind == "writes" and any(a.get("buffer") == name
+                                and _bytes(a, size) & set(range(lo, hi))
+                                for a in doc["problem"]["ops"][op].get("writes", [])):
+        return None  # one op writing the same bytes twice: a case FORMATS.md leaves open
+    _accesses(doc, op, kind).append(access)
+    return doc
+
+
+def _bytes(access: dict[str, Any], size: int) -> set[int]:
+    lo, hi = access.get("bytes", [0, size])
+    return set(range(lo, hi))
+
+
+def retag(doc: Doc, draw: Draw) -> Doc | None:
+    """Give a buffer access the tag of another access to the same buffer."""
+    p = doc["problem"]
+    accesses = [(o, k, i) for o in sorted(p["ops"]) for k in ("reads", "writes")
+                for i, a in enumerate(p["ops"][o].get(k, [])) if "buffer" in a]
+    if not accesses:
+        return None
+    doc = copy.deepcopy(doc)
+    o, k, i = draw(st.sampled_from(accesses), label="access")
+    access = doc["problem"]["ops"][o][k][i]
+    tags = sorted({a["value"] for op in doc["problem"]["ops"].values()
+                   for kk in ("reads", "writes") for a in op.get(kk, [])
+                   if a.get("buffer") == access["buffer"] and "value" in a})
+    access["value"] = draw(st.sampled_from(tags), label="tag")
+    return doc
+
+
+def reassign_units(doc: Doc, draw: Draw) -> Doc | None:
+    """Give an op a different set of in-range units of the same size for one lane."""
+    placed = [o for o in _placed(doc) if any(doc["ops"][o].get("units", {}).values())]
+    if not placed:
+        return None
+    doc = copy.deepcopy(doc)
+    op = draw(st.sampled_from(placed), label="op")
+    units = doc["ops"][op]["units"]
+    lane = draw(st.sampled_from(sorted(ln for ln, us in units.items() if us)), label="lane")
+    count = doc["target"]["lanes"][lane]
+    n = len(units[lane])
+    if n > count:
+        return None
+    units[lane] = sorted(draw(st.permutations(list(range(count))), label="units")[:n])
+    return doc
+
+
+def random_tensor_access(doc: Doc, draw: Draw) -> Doc | None:
+    """Add a read, or a write, of a random non-empty box of a random tensor."""
+    tensors = doc["problem"].get("tensors", {})
+    placed = _placed(doc)
+    shaped = sorted(t for t, x in tensors.items() if all(n > 0 for n in x["shape"]))
+    if not shaped or not placed:
+        return None
+    doc = copy.deepcopy(doc)
+    name = draw(st.sampled_from(shaped), label="tensor")
+    box = []
+    for n in tensors[name]["shape"]:
+        lo = draw(st.integers(0, n - 1))
+        box.append([lo, draw(st.integers(lo + 1, n))])
+    kind = draw(st.sampled_from(["reads", "writes"]), label="kind")
+    _accesses(doc, draw(st.sampled_from(placed), label="op"), kind).append(
+        {"tensor": name, "box": box})
+    return doc
+
+
+NOISE: dict[str, Callable[[Doc, Draw], Doc | None]] = {
+    "nudge_op": nudge_op, "nudge_buffer": nudge_buffer,
+    "random_buffer_access": random_buffer_access, "retag": retag,
+    "reassign_units": reassign_units, "random_tensor_access": random_tensor_access,
+}
+
+
 def mutate(code: str, doc: Doc, draw: Draw) -> Doc | None:
-    """Apply the operator for ``code`` (see :data:`MUTATIONS`)."""
-    return MUTATIONS[code](doc, draw)
+    """Apply the operator for ``code`` (see :data:`MUTATIONS` and :data:`NOISE`)."""
+    return {**MUTATIONS, **NOISE}[code](doc, draw)
 
 
 def apply_chain(doc: Doc, codes: list[str], draw: Draw) -> tuple[Doc, list[str]]:
