@@ -561,16 +561,26 @@ def schedule_to_dict(schedule: Schedule) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- files
+def _source_name(path: str | os.PathLike[str]) -> str:
+    return "<stdin>" if str(path) == "-" else str(path)
+
+
 def read_target_file(path: str | os.PathLike[str]) -> Target:
-    return target_from_dict(load_json_file(path), str(path))
+    return target_from_dict(load_json_file(path), _source_name(path))
 
 
 def read_problem(path: str | os.PathLike[str], target: Target | None = None) -> Problem:
-    return problem_from_dict(load_json_file(path), str(path), target)
+    return problem_from_dict(load_json_file(path), _source_name(path), target)
 
 
 def read_schedule(path: str | os.PathLike[str]) -> Schedule:
-    return schedule_from_dict(load_json_file(path), str(path))
+    return schedule_from_dict(load_json_file(path), _source_name(path))
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_json_atomic(path: str | os.PathLike[str], document: Any) -> None:
@@ -579,6 +589,7 @@ def write_json_atomic(path: str | os.PathLike[str], document: Any) -> None:
     directory = target.parent if str(target.parent) else Path(".")
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
     try:
+        os.fchmod(handle, 0o666 & ~_current_umask())  # mkstemp's 0600 is for secrets
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             json.dump(document, stream, indent=1)
             stream.write("\n")

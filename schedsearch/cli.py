@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from models.errors import InputError
@@ -45,6 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("schedsearch: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`schedsearch target X | head`): stop quietly, as cat does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":
