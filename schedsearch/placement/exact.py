@@ -103,8 +103,18 @@ class _Search:
                  obstacles: dict[int, list[tuple[int, int]]], members: np.ndarray,
                  starts: np.ndarray, ranges: np.ndarray,
                  pinned_in_section: list[list[tuple[int, int]]], capacity: int,
-                 rank: np.ndarray, node_limit: int, deadline: float, nodes_before: int) -> None:
+                 rank: np.ndarray, node_limit: int, deadline: float, nodes_before: int,
+                 group: list[int], twins: list[list[int]]) -> None:
         m = len(size)
+        # Symmetry breaking (see _symmetry): a buffer may not sit directly on a buffer of
+        # its lifetime group with a later rank, nor precede an identical one ranked before.
+        self.group = group
+        self.stacks: dict[tuple[int, int], int] = {}
+        self.twin_before = [-1] * m
+        for twin in twins:
+            ordered = sorted(twin, key=lambda i: int(rank[i]))
+            for a, b in zip(ordered, ordered[1:], strict=False):
+                self.twin_before[b] = a
         self.size, self.align, self.capacity = size, align, capacity
         self.size_l = size.tolist()
         self.overlaps, self.obstacles, self.ranges = overlaps, obstacles, ranges.tolist()
@@ -179,6 +189,7 @@ class _Search:
         order = np.lexsort((rank[chosen], low))
         capacity, size_l, overlaps, align = self.capacity, self.size_l, self.overlaps, self.align
         total, ranges, obstacles = self.total, self.ranges, self.obstacles
+        group, twin_before, stacks = self.group, self.twin_before, self.stacks
         # Placing b at x lifts every other section of [lo, hi) to x at least (monotone
         # offsets), so x + total must fit there: prefix and suffix maxima of the section
         # totals reject most candidates in O(1) before the full check.
@@ -195,6 +206,15 @@ class _Search:
             blo, bhi = ranges[b]
             if top > capacity or x + max(before[blo - lo], after[bhi - lo]) > capacity:
                 continue
+            twin = twin_before[b]
+            if twin >= 0 and not placed[twin]:
+                continue
+            g = group[b]
+            if g >= 0:
+                below = stacks.get((g, x))
+                if below is not None and below > r:
+                    continue
+                stacks[(g, top)] = r
             placed[b] = True
             self.solution[b] = x
             near = overlaps[b]
@@ -211,6 +231,8 @@ class _Search:
             total[blo:bhi] += size_l[b]
             minoff[near] = old
             placed[b] = False
+            if g >= 0:
+                del stacks[(g, top)]
             if ok:
                 return True
         return False
@@ -251,6 +273,32 @@ def _preorder(code: str, width: np.ndarray, size: np.ndarray, section_total: np.
     rank = np.empty(len(size), dtype=np.int64)
     rank[order] = np.arange(len(size))
     return rank
+
+
+def _symmetry(shapes: list[tuple[int, int, int]], size: list[int],
+              obstacles: dict[int, list[tuple[int, int]]]) -> tuple[list[int], list[list[int]]]:
+    """Lifetime groups and classes of identical buffers, for symmetry breaking.
+
+    Two buffers with the same lifetime and alignment that touch (one directly on the
+    other) can swap places; two identical buffers can swap places anywhere. Each swap
+    keeps the placement legal and no buffer able to drop, and moves the lower-ranked
+    buffer down, so the rank-ordered offsets fall lexicographically: repeating them
+    ends in a solution where touching same-lifetime buffers are stacked by rank and
+    identical ones are placed in rank order. The search may look for those only.
+    Buffers next to pinned ones are left out (their holes differ by size).
+    """
+    by_shape: dict[tuple[int, int, int], list[int]] = {}
+    by_twin: dict[tuple[int, int, int, int], list[int]] = {}
+    for i, shape in enumerate(shapes):
+        if i in obstacles:
+            continue
+        by_shape.setdefault(shape, []).append(i)
+        by_twin.setdefault((*shape, size[i]), []).append(i)
+    group = [-1] * len(shapes)
+    for g, members in enumerate(m for m in by_shape.values() if len(m) > 1):
+        for i in members:
+            group[i] = g
+    return group, [m for m in by_twin.values() if len(m) > 1]
 
 
 def _components(ranges: list[tuple[int, int]]) -> list[list[int]]:
@@ -335,12 +383,15 @@ def _solve_component(part: list[int], free_set: set[int], lower: Sequence[int],
     totals = np.add.reduceat(size_a[members], starts)
     section_total = np.array([totals[lo:hi].max() for lo, hi in range_a.tolist()])
     ranks = [_preorder(code, width, size_a, section_total, rng) for code in preorders]
+    group, twins = _symmetry([(lower[b], upper[b], align[b]) for b in part],
+                             size_a.tolist(), obstacles)
     limit = 2 * len(part)
     while True:
         limit *= 2
         for rank in ranks:
             engine = _Search(size_a, align_a, overlaps, obstacles, members, starts, range_a,
-                             pinned_in_section, capacity, rank, nodes + limit, deadline, nodes)
+                             pinned_in_section, capacity, rank, nodes + limit, deadline, nodes,
+                             group, twins)
             try:
                 found = engine.run()
             except _Abort:
