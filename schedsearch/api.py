@@ -14,9 +14,9 @@ The pipeline, each stage starting from the previous stage's legal answer:
    keep the incumbent, so the answer is never worse than the constructive one;
 4. optionally, peak memory at the best makespan (``secondary="peak-memory"``).
 
-The time limit is turned into a deterministic budget (CP-SAT's machine-independent work
-count, about a second each on a typical machine), so the same seed and worker count give
-the same schedule; only ``meta.wall_s`` differs between runs.
+The time limit is turned into a deterministic budget of work (CP-SAT conflicts, at a
+calibrated rate per second; see :mod:`schedsearch.cpsat.model`), so the same seed and
+worker count give the same schedule; only ``meta.wall_s`` differs between runs.
 
 Quality is reported against the best lower bound available: the largest of the cost
 model's bound (:func:`models.bounds.lower_bound`), the longest chain of the derived
@@ -36,7 +36,11 @@ from models.evaluation import evaluate
 from models.formats import Problem, Schedule, Target
 from models.validate import validate_problem
 from schedsearch.constructive import construct, tails
-from schedsearch.cpsat.model import build, solve_built, whole_problem
+from schedsearch.cpsat.model import (
+    build,
+    solve_built,
+    whole_problem,
+)
 from schedsearch.cpsat.variables import Incumbent
 from schedsearch.hazards import build_dag
 from schedsearch.instance import Instance, build_instance
@@ -52,9 +56,6 @@ SECONDARIES = ("peak-memory",)
 #: go straight to LNS, which improves faster than the whole model at every size measured.
 WHOLE_MODEL_MAX_OPS = 200
 WHOLE_MODEL_SHARE = 0.4
-#: Deterministic-time units granted per second of time limit (calibrated so that wall
-#: time stays near the limit on a 2-core machine).
-DETERMINISTIC_PER_SECOND = 0.05
 #: Share of the budget the peak-memory phase gets when it is asked for.
 SECONDARY_SHARE = 0.3
 
@@ -120,7 +121,7 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
 
     solution = construct(inst, dag, source)
     emit("constructive", solution.makespan(inst))
-    budget = time_limit * DETERMINISTIC_PER_SECOND
+    budget = time_limit
     if secondary is not None:
         budget *= 1 - SECONDARY_SHARE
     meta: dict[str, Any] = {"solver": "constructive", "status": "FEASIBLE"}
@@ -164,7 +165,7 @@ def _whole_model(inst: Instance, dag: Any, solution: Solution, bound: int, budge
     """CP-SAT on the whole problem, hinted with ``solution``; keeps it if nothing better."""
     inc = Incumbent.of(inst, dag, solution)
     built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan)
-    outcome = solve_built(built, deterministic_limit=budget, seed=seed, workers=workers,
+    outcome = solve_built(built, work=budget, seed=seed, workers=workers,
                           on_objective=lambda m: emit("cp-sat", m))
     meta: dict[str, Any] = {"solver": "constructive", "status": outcome.status,
                             "reproducible": not outcome.wall_limit_hit}
@@ -182,7 +183,7 @@ def _peak_memory(inst: Instance, dag: Any, solution: Solution, bound: int, secon
     inc = Incumbent.of(inst, dag, solution)
     built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan,
                   peak_memory_at=inc.makespan)
-    outcome = solve_built(built, deterministic_limit=seconds * DETERMINISTIC_PER_SECOND,
+    outcome = solve_built(built, work=seconds,
                           seed=seed, workers=workers)
     before = sum(peak_bytes(inst, solution).values())
     after = sum(peak_bytes(inst, outcome.solution).values()) if outcome.solution else before

@@ -13,8 +13,9 @@ plus a seeded random jitter; a sweep that improves nothing doubles the window si
 lowers the sum of start times (room for the next window); the incumbent stays legal
 throughout, since every model contains the incumbent itself (shift zero) as its hint.
 
-The budget is deterministic: CP-SAT's reported deterministic time per window plus a
-fixed charge per model node for building it, so runs repeat exactly for a seed.
+The budget is deterministic: each window is charged the work it was granted (a conflict
+cap, see :mod:`schedsearch.cpsat.model`) plus a fixed amount per model node for
+building it, never a measured time, so runs repeat for a seed.
 """
 
 from __future__ import annotations
@@ -34,10 +35,10 @@ __all__ = ["LnsResult", "improve", "window", "FIRST_WINDOW", "MAX_WINDOW"]
 
 FIRST_WINDOW = 30
 MAX_WINDOW = 120
-#: Deterministic time one window's CP-SAT run may use.
-WINDOW_LIMIT = 0.05
-#: Deterministic-time charge per node of a window model, for building and reading it.
-CHARGE_PER_NODE = 2e-5
+#: Work (calibrated seconds) one window's CP-SAT run may use.
+WINDOW_LIMIT = 1.0
+#: Work charged per node of a window model, for building and reading it.
+CHARGE_PER_NODE = 4e-4
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +84,8 @@ def _score(inst: Instance, solution: Solution) -> tuple[int, int]:
 def improve(inst: Instance, dag: Dag, solution: Solution, *, budget: float, seed: int,
             workers: int, lower: int,
             on_improve: Callable[[int], None] | None = None) -> LnsResult:
-    """Improve ``solution`` by window re-solves until ``budget`` deterministic seconds are
-    spent or the makespan reaches ``lower``."""
+    """Improve ``solution`` by window re-solves until ``budget`` (calibrated seconds of
+    work) is spent or the makespan reaches ``lower``."""
     rng = random.Random(seed)
     inc = Incumbent.of(inst, dag, solution)
     best = _score(inst, solution)
@@ -95,9 +96,10 @@ def improve(inst: Instance, dag: Dag, solution: Solution, *, budget: float, seed
         hood, region_end = window(inst, dag, inc, first, size)
         built = build(inst, dag, inc, hood, 0, region_end)
         moving = sum(1 for s in hood.status if s in (Status.FREE, Status.SHIFTED))
-        outcome = solve_built(built, deterministic_limit=min(WINDOW_LIMIT, budget - spent),
-                              seed=seed + windows, workers=workers)
-        spent += outcome.deterministic_time + CHARGE_PER_NODE * moving
+        limit = min(WINDOW_LIMIT, budget - spent)
+        outcome = solve_built(built, work=limit, seed=seed + windows,
+                              workers=workers)
+        spent += limit + CHARGE_PER_NODE * moving
         windows += 1
         if outcome.solution is not None and _score(inst, outcome.solution) < best:
             solution = outcome.solution

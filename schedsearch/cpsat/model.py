@@ -5,12 +5,16 @@ variable, the shift at zero), so CP-SAT begins from a feasible point: without on
 NoOverlap2D of a memory that binds leaves it with no solution at all for minutes.
 
 Reproducibility: CP-SAT with several workers under a wall-clock limit is not
-deterministic. Every solve here sets ``interleave_search`` (the workers run batches of
-tasks and synchronise between batches, "deterministic independently of num_workers" per
-sat_parameters.proto), ``random_seed`` and ``num_workers``, and stops on
-``max_deterministic_time``, a machine-independent count of work. A wall-clock limit is
-set too, far beyond the deterministic one, only as a safety net; :class:`Outcome`
-reports whether it was hit (then the run may not repeat exactly).
+deterministic, and measured on these models (OR-Tools 9.15) neither is a run stopped by
+``max_deterministic_time``: the same model gave different solutions, even with one
+worker. What did repeat: a cap on the number of conflicts (a pure counter) with one
+worker in plain sequential search. Several workers under ``interleave_search`` repeated
+too but ran 5-8 times slower per conflict, so the wall-clock safety net cut them at
+machine-dependent points. So every solve runs one sequential worker, seeded with
+``seed`` and the requested worker count (different counts explore differently, the same
+count repeats), and stops on ``max_number_of_conflicts`` derived from the work granted
+(in calibrated seconds). A wall-clock limit is set too, far beyond, only as a safety
+net; :class:`Outcome` reports whether it was hit (then the run may not repeat exactly).
 """
 
 from __future__ import annotations
@@ -37,9 +41,13 @@ from schedsearch.hazards import Dag
 from schedsearch.instance import Instance
 from schedsearch.solution import Solution
 
-__all__ = ["Built", "Outcome", "build", "solve_built", "whole_problem"]
+__all__ = ["Built", "Outcome", "build", "solve_built", "whole_problem",
+           "CONFLICTS_PER_SECOND"]
 
-#: The wall-clock safety net is this many times the deterministic limit, plus a second.
+#: Calibration: conflicts CP-SAT works through per wall second on these models (measured
+#: on a 2-core machine; 3000 conflicts took 1.3-1.9 s with one worker).
+CONFLICTS_PER_SECOND = 2000
+#: The wall-clock safety net is this many times the calibrated time, plus a second.
 WALL_SAFETY_FACTOR = 4.0
 
 
@@ -61,7 +69,6 @@ class Outcome:
     solution: Solution | None
     objective: int | None
     bound: int | None
-    deterministic_time: float
     wall_s: float
     wall_limit_hit: bool
 
@@ -149,16 +156,16 @@ class _Watcher(cp_model.CpSolverSolutionCallback):
         self.report(round(self.objective_value))
 
 
-def solve_built(built: Built, *, deterministic_limit: float, seed: int, workers: int,
+def solve_built(built: Built, *, work: float, seed: int, workers: int,
                 on_objective: Callable[[int], None] | None = None) -> Outcome:
-    """Solve with reproducible parameters (see the module docstring)."""
+    """Solve with reproducible parameters (see the module docstring); ``work`` is in
+    calibrated seconds."""
     solver = cp_model.CpSolver()
     params = solver.parameters
-    params.num_workers = workers
-    params.random_seed = seed
-    params.interleave_search = True
-    params.max_deterministic_time = deterministic_limit
-    wall_limit = WALL_SAFETY_FACTOR * deterministic_limit + 1.0
+    params.num_workers = 1
+    params.random_seed = seed + 1000 * (workers - 1)
+    params.max_number_of_conflicts = max(1, round(work * CONFLICTS_PER_SECOND))
+    wall_limit = WALL_SAFETY_FACTOR * work + 1.0
     params.max_time_in_seconds = wall_limit
     begin = time.perf_counter()
     watcher = _Watcher(on_objective) if on_objective else None
@@ -170,5 +177,5 @@ def solve_built(built: Built, *, deterministic_limit: float, seed: int, workers:
         status=name, solution=_extract(built, solver) if found else None,
         objective=round(solver.objective_value) if found else None,
         bound=int(-(-solver.best_objective_bound // 1)) if found else None,
-        deterministic_time=solver.deterministic_time, wall_s=wall,
+        wall_s=wall,
         wall_limit_hit=wall >= wall_limit * 0.99)
