@@ -1,0 +1,35 @@
+"""What every benchmark module shares: where the public data lives, and how figures leave.
+
+Each benchmark is a module with a ``main(argv) -> int`` that prints a readable table and,
+with ``--json PATH``, writes its figures as one JSON object, so that the runner can start
+it in a process of its own (clean peak RSS) and still collect every figure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["REPO", "external_dir", "write_figures"]
+
+#: The repository root (this file is ``<repo>/benchmarks/common.py``).
+REPO = Path(__file__).resolve().parent.parent
+#: Environment variable that overrides where the public benchmark data is read from.
+EXTERNAL_ENV = "NPU_BENCH_EXTERNAL"
+
+
+def external_dir(option: str | None = None) -> Path | None:
+    """The public data folder (``--external``, else ``$NPU_BENCH_EXTERNAL``, else
+    ``<repo>/../shared/external``), or None when it is absent: benchmarks on public data
+    then skip cleanly. The data is read in place and never copied into the repository."""
+    chosen = option or os.environ.get(EXTERNAL_ENV)
+    path = Path(chosen) if chosen else REPO.parent / "shared" / "external"
+    return path if path.is_dir() else None
+
+
+def write_figures(path: str | os.PathLike[str] | None, figures: dict[str, Any]) -> None:
+    """Write ``figures`` as JSON to ``path`` (nothing when ``path`` is None)."""
+    if path is not None:
+        Path(path).write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")

@@ -1,0 +1,254 @@
+"""RCPSP on PSPLIB (J30, J60): how close ``schedsearch.solve`` gets to the best known makespans.
+
+Work nobody here wrote: each Patterson-format instance becomes an ``npu-problem/1`` (every
+activity an op, including the zero-duration dummy source and sink; each renewable resource
+a budget with its availability as capacity; each successor an ``after`` edge; one task;
+no buffers, no lanes), is solved, the schedule is verified by the independent checker,
+and its makespan is compared with the best known one from ``bks-<set>.csv``.
+
+Per set it reports: instances at the best known makespan, instances our own bound proves
+optimal, mean and max gap to the best known, mean and max wall time, and whether every
+schedule was legal. Published for comparison (CP-SAT through PyJobShop, 8 workers,
+900 s): J30 480/480 optimal, J60 435/480 optimal with a mean gap of 0.13%.
+
+    python -m benchmarks.psplib_bench [--sets j30 j60] [--sample N] [--time-limit S]
+                                      [--workers W] [--seed K] [--json PATH]
+
+The files ``J30_<id>.txt`` carry the ``ID`` of the CSV rows (checked: every file's
+critical path and total duration equal the row's ``CPM`` and ``Sum PT``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import checker
+from benchmarks.common import external_dir, write_figures
+from models.formats import (
+    PROBLEM_FORMAT,
+    TARGET_FORMAT,
+    Problem,
+    Target,
+    problem_from_dict,
+    schedule_to_dict,
+    target_from_dict,
+)
+from schedsearch import solve
+
+__all__ = ["BestKnown", "read_best_known", "rcpsp_documents", "to_problem", "sample_ids",
+           "solve_instance", "summarize", "run", "main"]
+
+SETS = ("j30", "j60")
+#: Published figures quoted beside ours (../shared/external/README.md).
+PUBLISHED = {"j30": "CP-SAT via PyJobShop, 8 workers, 900 s: 480/480 optimal, mean 0.4 s",
+             "j60": "CP-SAT via PyJobShop, 8 workers, 900 s: 435/480 optimal, mean gap 0.13%"}
+
+
+# ----------------------------------------------------------------------------- input
+class _Mode(Protocol):
+    duration: int
+    demands: list[int]
+
+
+class _Activity(Protocol):
+    modes: list[_Mode]
+    successors: list[int]
+
+
+class _Resource(Protocol):
+    capacity: int
+    renewable: bool
+
+
+class ProjectLike(Protocol):
+    """What the converter reads of a ``psplib.ProjectInstance``."""
+
+    resources: list[_Resource]
+    activities: list[_Activity]
+
+
+@dataclass(frozen=True, slots=True)
+class BestKnown:
+    """One row of a PSPLIB results file: bounds on the optimum, and the optimum if known."""
+
+    instance_id: int
+    reference: str
+    lower: int
+    upper: int
+    optimum: int | None
+
+
+def read_best_known(text: str) -> dict[int, BestKnown]:
+    """The rows of a PSPLIB ``bks-*.csv`` (``;``-separated, a preamble of ``key;value``
+    lines, then a header starting with ``ID``, then one row per instance, then record
+    notes). ``OPT value`` 0 means the optimum is not known."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("ID;")
+                  and "UB value" in line), None)
+    if start is None:
+        raise ValueError("no header row starting with 'ID;' and naming 'UB value'")
+    rows = csv.reader(io.StringIO("\n".join(lines[start:])), delimiter=";")
+    header = next(rows)
+    column = {name.strip(): i for i, name in enumerate(header)}
+    table: dict[int, BestKnown] = {}
+    for row in rows:
+        if not row or not row[0].strip().isdigit():
+            break
+        optimum = int(row[column["OPT value"]])
+        table[int(row[0])] = BestKnown(
+            instance_id=int(row[0]), reference=row[column["Ref1"]].strip(),
+            lower=int(row[column["LB value"]]), upper=int(row[column["UB value"]]),
+            optimum=optimum or None)
+    return table
+
+
+def rcpsp_documents(project: ProjectLike, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An RCPSP instance as ``(npu-problem/1, npu-target/1)`` documents.
+
+    Activity ``i`` (0-based in psplib, 1-based in the file) is op ``j<i+1>``; resource
+    ``k`` is budget ``R<k+1>``. A renewable resource is exactly a budget: at every instant
+    the running ops' draws sum to at most its capacity. The target has no lanes, which the
+    format allows; modes keep only non-zero draws.
+    """
+    budgets: dict[str, int] = {}
+    for k, resource in enumerate(project.resources):
+        if not resource.renewable:
+            raise ValueError(f"{name}: resource {k + 1} is not renewable; not an RCPSP")
+        budgets[f"R{k + 1}"] = resource.capacity
+    ops: dict[str, Any] = {}
+    after: list[list[str]] = []
+    for i, activity in enumerate(project.activities):
+        modes = [{"duration": mode.duration,
+                  "budgets": {f"R{k + 1}": d for k, d in enumerate(mode.demands) if d}}
+                 for mode in activity.modes]
+        ops[f"j{i + 1}"] = {"task": "project", "modes": modes}
+        after += [[f"j{i + 1}", f"j{s + 1}"] for s in activity.successors]
+    problem = {"format": PROBLEM_FORMAT, "name": name,
+               "tasks": {"project": {"kind": "rcpsp"}}, "ops": ops, "after": after}
+    target = {"format": TARGET_FORMAT, "name": f"rcpsp-{name}", "time_unit": "period",
+              "lanes": {}, "budgets": budgets}
+    return problem, target
+
+
+def to_problem(project: ProjectLike, name: str) -> tuple[Problem, Target]:
+    """:func:`rcpsp_documents`, read back through the strict format readers."""
+    problem_doc, target_doc = rcpsp_documents(project, name)
+    target = target_from_dict(target_doc, name)
+    return problem_from_dict(problem_doc, name, target), target
+
+
+def sample_ids(ids: Sequence[int], count: int | None) -> list[int]:
+    """``count`` ids spread evenly over the sorted ``ids`` (all of them for None).
+
+    PSPLIB orders instances by parameter group (ten per group), so the first ``count``
+    would all share one group; an even spread samples many groups."""
+    ordered = sorted(ids)
+    if count is None or count >= len(ordered):
+        return ordered
+    step = len(ordered) / max(count, 1)
+    return [ordered[int(k * step)] for k in range(count)]
+
+
+# ----------------------------------------------------------------------------- solving
+def solve_instance(path: Path, best: BestKnown, *, time_limit: float, workers: int,
+                   seed: int) -> dict[str, Any]:
+    """Parse, convert, solve and verify one instance; its figures as a flat record."""
+    import psplib  # a benchmark-only dependency: imported where it is needed
+
+    name = path.stem
+    problem, target = to_problem(psplib.parse(path, instance_format="patterson"), name)
+    began = time.perf_counter()
+    schedule = solve(problem, target, time_limit=time_limit, seed=seed, workers=workers)
+    wall = time.perf_counter() - began
+    report = checker.verify(schedule_to_dict(schedule))
+    meta = schedule.meta or {}
+    bound = int(meta.get("bound", 0))
+    return {"name": name, "ops": len(problem.ops), "best_known": best.upper,
+            "optimum_known": best.optimum is not None, "makespan": schedule.makespan,
+            "bound": bound, "status": meta.get("status"),
+            "gap_pct": 100.0 * (schedule.makespan - best.upper) / best.upper,
+            "at_best_known": schedule.makespan <= best.upper,
+            "proven_optimal": schedule.makespan <= bound,
+            "wall_s": round(wall, 3), "legal": report.legal,
+            "violations": sorted({v.code for v in report.violations})}
+
+
+def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-set figures from per-instance records."""
+    if not records:
+        return {"instances": 0}
+    gaps = [r["gap_pct"] for r in records]
+    walls = [r["wall_s"] for r in records]
+    return {"instances": len(records),
+            "at_best_known": sum(r["at_best_known"] for r in records),
+            "proven_optimal": sum(r["proven_optimal"] for r in records),
+            "mean_gap_pct": round(statistics.fmean(gaps), 3),
+            "max_gap_pct": round(max(gaps), 3),
+            "mean_wall_s": round(statistics.fmean(walls), 3),
+            "max_wall_s": round(max(walls), 3),
+            "all_legal": all(r["legal"] for r in records)}
+
+
+def run(external: Path | None, sets: Sequence[str], sample: int | None, *,
+        time_limit: float, workers: int, seed: int,
+        log: Any = sys.stdout) -> dict[str, Any]:
+    """Every requested set that is present under ``external/psplib``; absent ones are
+    reported as skipped."""
+    figures: dict[str, Any] = {"time_limit_s": time_limit, "workers": workers,
+                               "seed": seed, "sample": sample, "sets": {}}
+    root = external / "psplib" if external else None
+    for name in sets:
+        folder = root / name if root else None
+        bks_file = root / f"bks-{name}.csv" if root else None
+        if folder is None or bks_file is None or not folder.is_dir() or not bks_file.is_file():
+            figures["sets"][name] = {"skipped": f"no PSPLIB {name} data found"}
+            continue
+        # The J60 file is not UTF-8 (a cp1252 byte in its notes); the figures are ASCII.
+        best = read_best_known(bks_file.read_text(encoding="latin-1"))
+        files = {int(p.stem.split("_")[-1]): p for p in folder.glob("*.txt")}
+        records = []
+        for instance_id in sample_ids([i for i in files if i in best], sample):
+            record = solve_instance(files[instance_id], best[instance_id],
+                                    time_limit=time_limit, workers=workers, seed=seed)
+            records.append(record)
+            print(f"{record['name']:>10} makespan {record['makespan']:>4} best "
+                  f"{record['best_known']:>4} gap {record['gap_pct']:6.2f}% "
+                  f"{record['wall_s']:6.2f} s {'legal' if record['legal'] else 'ILLEGAL'}",
+                  file=log, flush=True)
+        figures["sets"][name] = {**summarize(records), "published": PUBLISHED[name],
+                                 "records": records}
+    return figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
+    parser.add_argument("--sample", type=int, default=None,
+                        help="instances per set, spread evenly (default: all)")
+    parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--external", default=None,
+                        help="public data folder (default ../shared/external)")
+    parser.add_argument("--json", default=None, help="also write the figures here")
+    args = parser.parse_args(argv)
+    figures = run(external_dir(args.external), args.sets, args.sample,
+                  time_limit=args.time_limit, workers=args.workers, seed=args.seed)
+    for name, summary in figures["sets"].items():
+        print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items()
+                                      if k != "records"))
+    write_figures(args.json, figures)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
