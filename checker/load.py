@@ -458,7 +458,8 @@ class _Builder:
         optional = frozenset({"align", "meta"})
         memories = self.model.memories
         for name, b in table.items():
-            if type(b) is dict and b.keys() <= _BUFFER_KEYS and b.get("memory") in memories \
+            if type(b) is dict and b.keys() <= _BUFFER_KEYS and \
+                    type(b.get("memory")) is str and b["memory"] in memories \
                     and type(b.get("meta", _EMPTY)) is dict:
                 size, align = b.get("size"), b.get("align", 1)
                 if type(size) is int and type(align) is int and 0 <= size <= MAX_INT and \

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import checker
 from checker.load import UnusableInput, build_model, parse_json, read_json
@@ -212,3 +214,40 @@ def test_defaults_and_meta_everywhere() -> None:
     doc["buffers"]["bA"]["meta"] = {}
     doc["problem"]["tensors"]["A"]["meta"] = {}
     assert checker.verify(doc).legal
+
+
+# ----------------------------------------------------------------------------- junk
+_JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False)
+    | st.text(max_size=4) | st.sampled_from(["ld", "bA", "A", "g0", "VTCM", "HMX", "DDR_BW"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                max_size=3),
+    max_leaves=8)
+
+
+def _nodes(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [path]
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found += _nodes(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _nodes(value, (*path, i))
+    return found
+
+
+@given(data=st.data())
+def test_junk_anywhere_gives_a_report_or_unusable_input(data: st.DataObject) -> None:
+    """Replace any node of a legal schedule with junk: never another exception."""
+    doc = legal()
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(_nodes(doc)[1:]))
+        node = doc
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = data.draw(_JUNK)
+    try:
+        report = checker.verify(doc)
+    except UnusableInput:
+        return
+    assert all(v.code in checker.CODES for v in report.violations)
