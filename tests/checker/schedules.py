@@ -90,3 +90,16 @@ def on_buffer(ops: dict[str, tuple[int, int, list[Any], list[Any]]],
         "ops": placed, "buffers": {"b": {"offset": 0, "alloc": 0, "free": max(last, 1000)}},
         "makespan": last,
     }
+
+
+def with_idle(*windows: tuple[int, int, dict[str, list[int]]], draw: int = 0,
+              lanes: dict[str, int] | None = None) -> dict[str, Any]:
+    """The legal schedule plus ops ``i0, i1, ...`` of duration 0 in the given windows."""
+    doc = legal()
+    for k, (start, end, units) in enumerate(windows):
+        mode: dict[str, Any] = {"duration": 0, "lanes": lanes or {}}
+        if draw:
+            mode["budgets"] = {"DDR_BW": draw}
+        doc["problem"]["ops"][f"i{k}"] = {"task": "g0", "modes": [mode]}
+        doc["ops"][f"i{k}"] = {"mode": 0, "start": start, "end": end, "units": units}
+    return doc
