@@ -10,6 +10,13 @@ The bound is the largest of its parts, each a valid bound on its own:
   durations add up. (Two DMA queues each drawing 40 of a 60 budget: DMA work does not
   divide by two.)
 - ``critical_path``: the longest chain of ``after`` edges, each op at its shortest mode.
+- ``energy``: the lane and budget parts taken together. Each op may pick a different
+  mode, and a mode cheap on one resource can be dear on another (a DMA load at half rate
+  draws less DDR bandwidth per byte but holds its queue twice as long). The bound is the
+  optimum of the linear relaxation: choose each op's modes fractionally to minimise
+  ``T`` subject to ``sum(share * duration * units of K) <= count(K) * T`` for every lane
+  kind and ``sum(share * duration * draw on B) <= capacity(B) * T`` for every budget.
+  Any schedule's mode choice is a feasible point, so its makespan is at least ``T``.
 
 Makespans are integers, so rounding a true bound up keeps it a bound. A weak bound makes
 a good schedule look bad; these parts are cheap and cannot exceed the optimum.
@@ -21,12 +28,17 @@ import math
 from dataclasses import dataclass
 
 import networkx as nx
+from ortools.linear_solver import pywraplp
 
 from models.errors import InputError
 from models.formats import Problem, Target
 from models.validate import after_graph
 
-__all__ = ["LowerBound", "lower_bound", "critical_path"]
+__all__ = ["LowerBound", "lower_bound", "critical_path", "energy_bound"]
+
+#: Relative slack taken off the LP optimum before rounding up: the simplex solution is
+#: exact only to about 1e-9, and a bound must never exceed the true optimum.
+_LP_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,4 +84,36 @@ def lower_bound(problem: Problem, target: Target) -> LowerBound:
         key = f"disjunctive:{resource}"  # a lane and a budget may share a name
         parts[key] = max(parts.get(key, 0), chain)
     parts["critical_path"] = critical_path(problem)
+    parts["energy"] = energy_bound(problem, target)
     return LowerBound(max(parts.values(), default=0), parts)
+
+
+def energy_bound(problem: Problem, target: Target) -> int:
+    """The ``energy`` part: the LP relaxation of mode choice against every lane kind and
+    budget at once (see the module docstring). Ops with the same modes are one LP column
+    group, so the LP stays small for thousands of ops."""
+    resources = [("lanes", kind, count) for kind, count in target.lanes.items()]
+    resources += [("budgets", name, cap) for name, cap in target.budgets.items()]
+    classes: dict[tuple[tuple[tuple[int, ...], ...], ...], int] = {}
+    for op in problem.ops.values():
+        signature = tuple(tuple(mode.duration * getattr(mode, table).get(name, 0)
+                                for table, name, _ in resources) for mode in op.modes)
+        classes[signature] = classes.get(signature, 0) + 1
+    if not classes or not resources:
+        return 0
+    solver = pywraplp.Solver.CreateSolver("GLOP")
+    makespan = solver.NumVar(0.0, solver.infinity(), "T")
+    load = [0.0] * len(resources)
+    for signature, count in classes.items():
+        shares = [solver.NumVar(0.0, count, "") for _ in signature]
+        solver.Add(sum(shares) == count)
+        for i in range(len(resources)):
+            load[i] += sum(share * energy[i] for share, energy in zip(shares, signature,
+                                                                      strict=True))
+    for i, (_, _, capacity) in enumerate(resources):
+        solver.Add(load[i] <= capacity * makespan)
+    solver.Minimize(makespan)
+    if solver.Solve() != pywraplp.Solver.OPTIMAL:
+        return 0  # the relaxation always has an optimum; refuse to guess if GLOP balks
+    value = makespan.solution_value()
+    return max(0, math.ceil(value - _LP_TOLERANCE * max(1.0, value)))

@@ -36,6 +36,16 @@ def test_an_op_with_a_cheap_mode_leaves_the_disjunctive_chain() -> None:
     assert bound.parts["budget:BW"] == 240  # ceil(4 * min(4000, 3600) / 60)
 
 
+def test_energy_weighs_queue_time_against_bandwidth() -> None:
+    # x ops at full rate: queues need (100x + 180(4-x)) / 2, bandwidth (4000x + 3600(4-x))
+    # / 60; the two meet at x = 18/7, T = 360 - 40 * 18/7 = 257.14..., rounded up.
+    ops = {f"ld{i}": (Mode(100, {"DMA": 1}, {"BW": 40}), Mode(180, {"DMA": 1}, {"BW": 20}))
+           for i in range(4)}
+    bound = lower_bound(problem_of(ops), TARGET)
+    assert bound.parts["energy"] == 258
+    assert bound.value == 258  # above each of lane:DMA (200) and budget:BW (240)
+
+
 def test_lane_work_takes_the_cheapest_mode_per_op() -> None:
     ops = {"v": (Mode(90, {"DMA": 1}), Mode(50, {"DMA": 2})), "w": (Mode(11, {"DMA": 1}),)}
     assert lower_bound(problem_of(ops), TARGET).parts["lane:DMA"] == 51  # ceil(101 / 2)
