@@ -32,6 +32,7 @@ the capacity infeasible.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import time
 from collections.abc import Sequence
@@ -44,6 +45,10 @@ __all__ = ["ExactOutcome", "search", "PREORDERS"]
 #: Preorders tried in turn (MiniMalloc's defaults): W = lifetime length, A = area
 #: (size x length), T = largest section total the buffer sits in; all descending.
 PREORDERS = ("WAT", "TAW", "TWA")
+
+
+#: Most part outcomes remembered per preorder before the memo starts afresh.
+_MEMO_LIMIT = 200_000
 
 
 class _Abort(Exception):
@@ -104,7 +109,8 @@ class _Search:
                  starts: np.ndarray, ranges: np.ndarray,
                  pinned_in_section: list[list[tuple[int, int]]], capacity: int,
                  rank: np.ndarray, node_limit: int, deadline: float, nodes_before: int,
-                 group: list[int], twins: list[list[int]]) -> None:
+                 group: list[int], twins: list[list[int]],
+                 memo: dict[tuple[object, ...], object], refuted: dict[bytes, int]) -> None:
         m = len(size)
         # Symmetry breaking (see _symmetry): a buffer may not sit directly on a buffer of
         # its lifetime group with a later rank, nor precede an identical one ranked before.
@@ -115,6 +121,11 @@ class _Search:
             ordered = sorted(twin, key=lambda i: int(rank[i]))
             for a, b in zip(ordered, ordered[1:], strict=False):
                 self.twin_before[b] = a
+        # For a vectorised look-up; index m is a sentinel slot that always reads False.
+        self.twin_before_a = np.array(self.twin_before, dtype=np.int64)
+        self.twin_before_a[self.twin_before_a < 0] = m
+        self.memo = memo
+        self.refuted: dict[bytes, int] = refuted
         self.size, self.align, self.capacity = size, align, capacity
         self.size_l = size.tolist()
         self.overlaps, self.obstacles, self.ranges = overlaps, obstacles, ranges.tolist()
@@ -123,7 +134,7 @@ class _Search:
         self.pinned_sections = [s for s, p in enumerate(pinned_in_section) if p]
         self.rank, self.node_limit, self.deadline = rank, node_limit, deadline
         self.nodes = nodes_before
-        self.placed = np.zeros(m, dtype=bool)
+        self.placed = np.zeros(m + 1, dtype=bool)
         self.solution: dict[int, int] = {}
         self.minoff = np.array([self._lift(b, 0) for b in range(m)], dtype=np.int64)
         self.total = np.add.reduceat(size[members], starts)
@@ -182,30 +193,45 @@ class _Search:
         unplaced = part[~placed[part]]
         if not len(unplaced):
             return True
+        # Transposition table: different placements below often leave the same unplaced
+        # buffers with the same minimum offsets; a state refuted for some last rank is
+        # refuted for every later one (they allow fewer candidates).
+        context = tuple(sorted(item for item in self.stacks.items() if item[0][1] >= cur_off))
+        key = hashlib.blake2b(unplaced.tobytes() + minoff[unplaced].tobytes()
+                              + placed[self.twin_before_a[unplaced]].tobytes()
+                              + repr((cur_off, context)).encode(), digest_size=16).digest()
+        refuted = self.refuted.get(key)
+        if refuted is not None and cur_rank >= refuted:
+            return False
         low = minoff[unplaced]
         min_height = int((low + size[unplaced]).min())
         keep = low < min_height
         chosen, low = unplaced[keep], low[keep]
-        order = np.lexsort((rank[chosen], low))
-        capacity, size_l, overlaps, align = self.capacity, self.size_l, self.overlaps, self.align
+        # Canonical order: nothing below the last placement (nor level with it and ranked
+        # before it). Placing b at x also lifts every other section of [lo, hi) to x at
+        # least (offsets only rise), so x + that section's total must fit: prefix and
+        # suffix maxima of the section totals reject most candidates at once.
+        blo = self.range_lo[chosen]
+        bhi = self.range_hi[chosen]
+        r_all = rank[chosen]
+        span = self.total[lo:hi]
+        before = np.zeros(hi - lo + 1, dtype=np.int64)
+        np.maximum.accumulate(span, out=before[1:])
+        after = np.zeros(hi - lo + 1, dtype=np.int64)
+        after[:-1] = np.maximum.accumulate(span[::-1])[::-1]
+        capacity = self.capacity
+        ok = ((low > cur_off) | ((low == cur_off) & (r_all >= cur_rank))) & (
+            low + np.maximum(before[blo - lo], after[bhi - lo]) <= capacity) & (
+            low + size[chosen] <= capacity)
+        chosen, low, r_all = chosen[ok], low[ok], r_all[ok]
+        order = np.lexsort((r_all, low))
+        size_l, overlaps, align = self.size_l, self.overlaps, self.align
         total, ranges, obstacles = self.total, self.ranges, self.obstacles
         group, twin_before, stacks = self.group, self.twin_before, self.stacks
-        # Placing b at x lifts every other section of [lo, hi) to x at least (monotone
-        # offsets), so x + total must fit there: prefix and suffix maxima of the section
-        # totals reject most candidates in O(1) before the full check.
-        span = total[lo:hi]
-        before = np.maximum.accumulate(span).tolist()
-        after = np.maximum.accumulate(span[::-1])[::-1].tolist()
-        before.insert(0, 0)
-        after.append(0)
         for b, x, r in zip(chosen[order].tolist(), low[order].tolist(),
-                           rank[chosen[order]].tolist(), strict=True):
-            if x < cur_off or (x == cur_off and r < cur_rank):
-                continue
+                           r_all[order].tolist(), strict=True):
             top = x + size_l[b]
             blo, bhi = ranges[b]
-            if top > capacity or x + max(before[blo - lo], after[bhi - lo]) > capacity:
-                continue
             twin = twin_before[b]
             if twin >= 0 and not placed[twin]:
                 continue
@@ -235,6 +261,9 @@ class _Search:
                 del stacks[(g, top)]
             if ok:
                 return True
+        if len(self.refuted) > _MEMO_LIMIT:
+            self.refuted.clear()
+        self.refuted[key] = cur_rank if refuted is None else min(refuted, cur_rank)
         return False
 
     def _descend(self, part: np.ndarray, lo: int, hi: int, x: int, r: int, b: int) -> bool:
@@ -255,12 +284,38 @@ class _Search:
             last = self.range_hi[rest]
             for a, z in zip(bounds, bounds[1:], strict=False):
                 sub = rest[(first < z) & (a < last)]
-                if len(sub) and not self._search(sub, a, z, 0, -1):
+                if len(sub) and not self._solve_part(sub, a, z):
                     return False
             return True
         finally:
             for s in range(blo, bhi - 1):
                 cuts[s] += 1
+
+
+    def _solve_part(self, sub: np.ndarray, a: int, z: int) -> bool:
+        """Solve an independent part, remembering its outcome by state.
+
+        After a split, the parent keeps trying other placements on the far side, which
+        often leaves this part in exactly the same state: the unplaced buffers, their
+        minimum offsets and the symmetry-breaking context fix its outcome, so a part
+        solved (or refuted) once is never searched again.
+        """
+        groups = {self.group[b] for b in sub.tolist()} - {-1}
+        context = tuple(sorted(item for item in self.stacks.items() if item[0][0] in groups))
+        twins = self.twin_before_a[sub]
+        key = (a, z, sub.tobytes(), self.minoff[sub].tobytes(),
+               self.placed[twins].tobytes(), context)
+        known = self.memo.get(key)
+        if known is not None:
+            if known is False:
+                return False
+            self.solution.update(known)
+            return True
+        ok = self._search(sub, a, z, 0, -1)
+        if len(self.memo) > _MEMO_LIMIT:
+            self.memo.clear()
+        self.memo[key] = {b: self.solution[b] for b in sub.tolist()} if ok else False
+        return ok
 
 
 def _preorder(code: str, width: np.ndarray, size: np.ndarray, section_total: np.ndarray,
@@ -385,13 +440,15 @@ def _solve_component(part: list[int], free_set: set[int], lower: Sequence[int],
     ranks = [_preorder(code, width, size_a, section_total, rng) for code in preorders]
     group, twins = _symmetry([(lower[b], upper[b], align[b]) for b in part],
                              size_a.tolist(), obstacles)
+    memos: list[dict[tuple[object, ...], object]] = [{} for _ in ranks]
+    tables: list[dict[bytes, int]] = [{} for _ in ranks]
     limit = 2 * len(part)
     while True:
         limit *= 2
-        for rank in ranks:
+        for index, rank in enumerate(ranks):
             engine = _Search(size_a, align_a, overlaps, obstacles, members, starts, range_a,
                              pinned_in_section, capacity, rank, nodes + limit, deadline, nodes,
-                             group, twins)
+                             group, twins, memos[index], tables[index])
             try:
                 found = engine.run()
             except _Abort:
