@@ -18,6 +18,10 @@ Readings this module takes where FORMATS.md leaves room (see docs/fuzzing.md):
   units count; only the rules that need the mode (DURATION's length part, UNITS, BUDGET)
   skip it.
 - Two write accesses race only if they belong to different ops.
+- A buffer at a negative offset breaks MEM_RANGE (its bytes are not all in the memory),
+  though the rule's text only bounds ``offset + size``.
+- A read of an empty byte range is never stale; a unit listed twice counts once (the rule
+  counts distinct units); MAKESPAN looks at the ops the problem knows.
 """
 
 from __future__ import annotations
@@ -340,7 +344,7 @@ def reference_codes(doc: Any) -> set[str]:
     for n, buf in pbufs.items():
         mem = memories[buf["memory"]]
         off = place[n]["offset"]
-        if off % buf.get("align", 1) or off % mem.get("alignment_bytes", 1) \
+        if off < 0 or off % buf.get("align", 1) or off % mem.get("alignment_bytes", 1) \
                 or off + buf["size"] > mem["capacity_bytes"]:
             codes.add("MEM_RANGE")
     for a, b in itertools.combinations(pbufs, 2):
@@ -381,6 +385,8 @@ def reference_codes(doc: Any) -> set[str]:
             if "buffer" not in a:
                 continue
             want = byte_set(a)
+            if not want:
+                continue  # reading no bytes sees nothing, so nothing can be stale
             touching = [w for w in writes if w[1] == a["buffer"] and w[2] & want]
             done = [w for w in touching if w[5] <= pr["start"]]
             if not done:

@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 
 __all__ = [
     "LANE_NAMES", "BUDGET_NAMES", "MEMORY_NAMES", "legal_schedules", "targets", "problems",
-    "schedule_and_problem", "Box", "box_cells", "cut_points",
+    "feasible_instances", "Box", "box_cells", "cut_points",
 ]
 
 LANE_NAMES = ("DMA", "HVX", "HMX")
@@ -93,8 +93,16 @@ def _overlaps(a0: int, a1: int, b0: int, b1: int) -> bool:
 
 @st.composite
 def legal_schedules(draw: st.DrawFn, max_ops: int = 10, max_buffers: int = 4,
-                    max_tensors: int = 3) -> dict[str, Any]:
-    """A legal ``npu-schedule/1`` document (target and problem embedded), built as above."""
+                    max_tensors: int = 3, *, fit_modes: bool = False,
+                    task_barriers: bool = False) -> dict[str, Any]:
+    """A legal ``npu-schedule/1`` document (target and problem embedded), built as above.
+
+    ``fit_modes``: every mode of every op fits the target on its own (budget capacities
+    cover the largest draw of any mode, not only of the chosen ones), for consumers that
+    refuse a problem with a mode that can never run. ``task_barriers``: each task starts
+    after every op of the tasks before it has ended, so the schedule is also a witness
+    that the problem is feasible with a barrier between consecutive tasks.
+    """
     # --- target structure (capacities come at the end, from the schedule's peak use)
     lanes = {name: draw(st.integers(1, 3), label=f"units of {name}")
              for name in LANE_NAMES[:draw(st.integers(1, 3), label="lane kinds")]}
@@ -140,7 +148,8 @@ def legal_schedules(draw: st.DrawFn, max_ops: int = 10, max_buffers: int = 4,
         op.mode = draw(st.integers(0, len(op.modes) - 1), label="mode")
         mode = op.modes[op.mode]
         length = mode["duration"] + draw(st.sampled_from([0, 0, 0, 1, 2]), label="slack")
-        t = max([ops[i].end for i, k in after if k == j]
+        barrier = [o.end for o in ops[:j] if o.task != op.task] if task_barriers else []
+        t = max([ops[i].end for i, k in after if k == j] + barrier
                 + [draw(st.integers(0, 4), label="release")])
         while True:
             free = {lane: [u for u in range(lanes[lane])
@@ -162,6 +171,8 @@ def legal_schedules(draw: st.DrawFn, max_ops: int = 10, max_buffers: int = 4,
     for b in budget_names:
         peak = max(sum(op.modes[op.mode].get("budgets", {}).get(b, 0)
                        for op in ops if op.start <= t < op.end) for t in range(makespan))
+        if fit_modes:
+            peak = max([peak] + [m.get("budgets", {}).get(b, 0) for o in ops for m in o.modes])
         budgets[b] = max(1, peak) + draw(st.integers(0, 2), label=f"headroom of {b}")
 
     # --- buffers: segments, epochs of one writer and its readers, then addresses
@@ -362,7 +373,8 @@ def problems() -> st.SearchStrategy[dict[str, Any]]:
     return legal_schedules().map(lambda doc: doc["problem"])
 
 
-def schedule_and_problem(max_ops: int = 10) -> st.SearchStrategy[dict[str, Any]]:
-    """A legal schedule; its embedded target and problem form a feasible instance,
-    since the schedule itself is a witness."""
-    return legal_schedules(max_ops=max_ops)
+def feasible_instances(max_ops: int = 10, *, task_barriers: bool = False
+                       ) -> st.SearchStrategy[dict[str, Any]]:
+    """A legal schedule whose embedded target and problem form a feasible instance (the
+    schedule is the witness) in which every mode fits the target."""
+    return legal_schedules(max_ops=max_ops, fit_modes=True, task_barriers=task_barriers)
