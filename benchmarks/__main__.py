@@ -1,6 +1,6 @@
-"""``python -m benchmarks [--quick | --full]``: run every benchmark, write JSON + Markdown.
+"""Run every benchmark; write a JSON file and a Markdown table per run.
 
-The Markdown table is printed to stdout too; progress goes to stderr. Results land in
+``python -m benchmarks [--quick | --full]``. The Markdown table is printed to stdout too; progress goes to stderr. Results land in
 ``benchmarks/results/`` (git-ignored) as ``<UTC timestamp>.json`` and ``.md``.
 """
 
@@ -28,10 +28,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                        help="every PSPLIB instance at 10 s, every size: hours")
     which.add_argument("--render", metavar="JSON",
                        help="print the Markdown of a saved run and exit")
-    parser.add_argument("--only", nargs="+", metavar="NAME",
-                        help="run only these benchmarks: "
-                             + ", ".join(j.name for j in profile("quick", seed=0, workers=2,
-                                                                 external=None)))
+    names = [job.name for job in profile("quick", seed=0, workers=2, external=None)]
+    parser.add_argument("--only", nargs="+", metavar="NAME", choices=names,
+                        help="run only these benchmarks: " + ", ".join(names))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--external", default=None,

@@ -26,6 +26,7 @@ import io
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -174,7 +175,7 @@ def solve_instance(path: Path, best: BestKnown, *, time_limit: float, workers: i
     bound = int(meta.get("bound", 0))
     return {"name": name, "ops": len(problem.ops), "best_known": best.upper,
             "optimum_known": best.optimum is not None, "makespan": schedule.makespan,
-            "bound": bound, "status": meta.get("status"),
+            "bound": bound, "status": meta.get("status"), "solver": meta.get("solver"),
             "gap_pct": 100.0 * (schedule.makespan - best.upper) / best.upper,
             "at_best_known": schedule.makespan <= best.upper,
             "proven_optimal": schedule.makespan <= bound,
@@ -183,7 +184,8 @@ def solve_instance(path: Path, best: BestKnown, *, time_limit: float, workers: i
 
 
 def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per-set figures from per-instance records."""
+    """Per-set figures from per-instance records; ``statuses`` counts the search's final
+    status (OPTIMAL, FEASIBLE, or a CP-SAT failure such as MODEL_INVALID worth seeing)."""
     if not records:
         return {"instances": 0}
     gaps = [r["gap_pct"] for r in records]
@@ -195,7 +197,8 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
             "max_gap_pct": round(max(gaps), 3),
             "mean_wall_s": round(statistics.fmean(walls), 3),
             "max_wall_s": round(max(walls), 3),
-            "all_legal": all(r["legal"] for r in records)}
+            "all_legal": all(r["legal"] for r in records),
+            "statuses": dict(Counter(str(r["status"]) for r in records).most_common())}
 
 
 def run(external: Path | None, sets: Sequence[str], sample: int | None, *,

@@ -39,15 +39,15 @@ def machine_line(document: dict[str, Any]) -> str:
 def _psplib(results: list[dict[str, Any]]) -> list[str]:
     lines = ["## RCPSP on PSPLIB: gap to the best known makespan", "",
              "| set | instances | limit | at best known | proven optimal | mean gap | "
-             "max gap | mean time | max time | all legal |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "max gap | mean time | max time | all legal | search status |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
     published = []
     for result in results:
         figures = result.get("figures") or {}
         for name, s in figures.get("sets", {}).items():
             if "skipped" in s or not s.get("instances"):
                 lines.append(f"| {name.upper()} | {s.get('skipped', 'no instances')} "
-                             "| | | | | | | | |")
+                             "| | | | | | | | | |")
                 continue
             n = s["instances"]
             sample = " (sample)" if figures.get("sample") else ""
@@ -56,7 +56,8 @@ def _psplib(results: list[dict[str, Any]]) -> list[str]:
                 f"{s['at_best_known']}/{n} | {s['proven_optimal']}/{n} | "
                 f"{_pct(s['mean_gap_pct'])} | {_pct(s['max_gap_pct'])} | "
                 f"{_num(s['mean_wall_s'])} s | {_num(s['max_wall_s'])} s | "
-                f"{'yes' if s['all_legal'] else 'NO'} |")
+                f"{'yes' if s['all_legal'] else 'NO'} | "
+                f"{', '.join(f'{k} {v}' for k, v in s.get('statuses', {}).items())} |")
             published.append(f"- {name.upper()}, published: {s['published']}.")
     return [*lines, "", *published, ""]
 

@@ -161,13 +161,14 @@ def test_sample_spreads_over_the_ids() -> None:
 
 def test_summary_counts_and_gaps() -> None:
     records = [{"gap_pct": 0.0, "wall_s": 1.0, "at_best_known": True,
-                "proven_optimal": True, "legal": True},
+                "proven_optimal": True, "legal": True, "status": "OPTIMAL"},
                {"gap_pct": 2.0, "wall_s": 3.0, "at_best_known": False,
-                "proven_optimal": False, "legal": True}]
+                "proven_optimal": False, "legal": True, "status": "FEASIBLE"}]
     summary = summarize(records)
     assert summary["instances"] == 2
     assert (summary["at_best_known"], summary["proven_optimal"]) == (1, 1)
     assert (summary["mean_gap_pct"], summary["max_gap_pct"]) == (1.0, 2.0)
     assert (summary["mean_wall_s"], summary["max_wall_s"]) == (2.0, 3.0)
     assert summary["all_legal"]
+    assert summary["statuses"] == {"OPTIMAL": 1, "FEASIBLE": 1}
     assert summarize([]) == {"instances": 0}
