@@ -16,7 +16,7 @@ from models.errors import InputError
 
 #: Subcommand modules under schedsearch.commands, in the order ``--help`` lists them.
 COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", "trace", "plot",
-            "compare", "select")
+            "compare", "select", "tune")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,7 +18,11 @@ from models.dtypes import DTYPE_BYTES
 from models.errors import InputError
 from models.formats import Access, Box, Buffer, Mode, Op, Problem, Target, Task, Tensor
 
-__all__ = ["ProblemBuilder", "Block", "split", "round_up", "box_tag", "value_access"]
+__all__ = ["ProblemBuilder", "Block", "split", "round_up", "box_tag", "value_access",
+           "depth_edges", "DEPTHS"]
+
+#: Buffer depths a tuner tries (see :func:`depth_edges`): unlimited, single, double, triple.
+DEPTHS = (0, 1, 2, 3)
 
 
 def round_up(value: int, multiple: int) -> int:
@@ -52,6 +56,23 @@ def box_tag(tensor: str, box: Box) -> str:
 def value_access(buffer: str, value: str) -> Access:
     """An access to the whole of ``buffer`` holding ``value`` (for reads and writes)."""
     return Access(buffer=buffer, value=value)
+
+
+def depth_edges(stream: list[tuple[str, str]], depth: int) -> list[tuple[str, str]]:
+    """The ``after`` edges that limit a load stream to ``depth`` loads ahead of their use.
+
+    ``stream`` lists ``(load op, first op that reads what it loaded)`` in issue order; the
+    edge ``(first reader of load i, load i + depth)`` lets load ``i + depth`` start only
+    once load ``i`` has been consumed: depth 1 is single buffering (no load overlaps the
+    compute of the previous block), 2 double, 3 triple; 0 adds nothing (unlimited).
+    The first reader, not the last, is the one that counts: a block that stays resident
+    for reuse (a GEMM row panel) would otherwise hold back loads that its later readers
+    themselves wait for. Every edge runs from an op built earlier to one built later, so
+    the edges cannot form a cycle.
+    """
+    if depth <= 0:
+        return []
+    return [(stream[i][1], stream[i + depth][0]) for i in range(len(stream) - depth)]
 
 
 @dataclass

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from models.cost import CostModel
 from models.dtypes import DTYPE_BYTES
 from models.ops.builder import ProblemBuilder
 from models.ops.params import Param
-from models.ops.rowwise import ROW_PARAMS, build_rowwise
+from models.ops.rowwise import ROW_PARAMS, build_rowwise, row_candidates
 
-__all__ = ["KIND", "PARAMS", "build"]
+__all__ = ["KIND", "PARAMS", "build", "candidates"]
 
 KIND = "copy"
 PARAMS = {
@@ -26,3 +27,8 @@ PARAMS = {
 def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
     """Add the copy task ``name`` with parameters ``p`` (already checked) to ``b``."""
     build_rowwise(b, name, KIND, p, compute=None, vector_copy=True)
+
+
+def candidates(p: dict[str, Any], model: CostModel) -> dict[str, tuple[Any, ...]]:
+    """The values of each tunable parameter worth trying (see :func:`row_candidates`)."""
+    return row_candidates(p, model, units=False)

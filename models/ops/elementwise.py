@@ -8,18 +8,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from models.cost import VECTOR_PASSES
+from models.cost import VECTOR_PASSES, CostModel
 from models.dtypes import DTYPE_BYTES
 from models.ops.builder import ProblemBuilder
 from models.ops.params import Param
-from models.ops.rowwise import ROW_PARAMS, build_rowwise
+from models.ops.rowwise import ROW_PARAMS, UNITS_PARAM, build_rowwise, row_candidates
 
-__all__ = ["KIND", "PARAMS", "FUNCTIONS", "build"]
+__all__ = ["KIND", "PARAMS", "FUNCTIONS", "build", "candidates"]
 
 KIND = "elementwise"
 FUNCTIONS = ("silu", "gelu", "relu")
 PARAMS = {
     **ROW_PARAMS,
+    "units": UNITS_PARAM,
     "fn": Param("str", "silu", choices=FUNCTIONS, help="the activation"),
     "dtype": Param("str", "f16", choices=tuple(DTYPE_BYTES), help="element type"),
 }
@@ -28,3 +29,8 @@ PARAMS = {
 def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
     """Add the element-wise task ``name`` with parameters ``p`` (already checked) to ``b``."""
     build_rowwise(b, name, KIND, p, compute=(str(p["fn"]), VECTOR_PASSES[str(p["fn"])]))
+
+
+def candidates(p: dict[str, Any], model: CostModel) -> dict[str, tuple[Any, ...]]:
+    """The values of each tunable parameter worth trying (see :func:`row_candidates`)."""
+    return row_candidates(p, model, units=True)

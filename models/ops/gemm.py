@@ -17,17 +17,31 @@ saves and how much memory it holds:
 Block sizes are rounded up to the matrix tile (32 on HMX, 16 on Cube); shapes that the
 blocks do not divide give shorter edge blocks, whose on-chip buffers are padded to whole
 tiles (the matrix engine computes whole tiles).
+
+``depth`` bounds each operand stream (A loads, B loads, in issue order) to that many
+loads ahead of their first use (:func:`~models.ops.builder.depth_edges`): 1, 2, 3 are
+single, double and triple buffering; 0 (the default) leaves the scheduler free.
+:func:`candidates` lists the configurations a tuner may try.
 """
 
 from __future__ import annotations
 
-from models.cost import VECTOR_PASSES, matrix_mode, transfer_modes, vector_modes
+from models.cost import VECTOR_PASSES, CostModel, matrix_mode, transfer_modes, vector_modes
 from models.dtypes import DTYPE_BYTES
 from models.formats import Access, Task
-from models.ops.builder import Block, ProblemBuilder, box_tag, round_up, split, value_access
+from models.ops.builder import (
+    DEPTHS,
+    Block,
+    ProblemBuilder,
+    box_tag,
+    depth_edges,
+    round_up,
+    split,
+    value_access,
+)
 from models.ops.params import Param
 
-__all__ = ["KIND", "PARAMS", "build"]
+__all__ = ["KIND", "PARAMS", "ORDERS", "BLOCKS", "build", "candidates"]
 
 KIND = "gemm"
 ORDERS = ("mnk", "nmk", "kmn")
@@ -43,7 +57,28 @@ PARAMS = {
     "bn": Param("int", 128, minimum=1, help="block columns (rounded up to the tile)"),
     "bk": Param("int", 128, minimum=1, help="block depth (rounded up to the tile)"),
     "order": Param("str", "mnk", choices=ORDERS, help="loop order: which loads are shared"),
+    "depth": Param("int", 0, minimum=0, help="loads of each operand stream ahead of their "
+                                           "use: 1 single, 2 double, 3 triple buffering, "
+                                           "0 unlimited"),
 }
+#: Block sizes a tuner tries: multiples of both the 32x32 HMX and the 16x16 Cube tile.
+BLOCKS = (64, 128, 256)
+
+
+def candidates(p: dict[str, object], model: CostModel) -> dict[str, tuple[object, ...]]:
+    """The values of each tunable parameter worth trying for this task on this engine.
+
+    Block sizes come from :data:`BLOCKS`, rounded up to the matrix tile and capped at the
+    dimension (rounded up to the tile), so no two candidates tile the same way.
+    """
+    tile = model.matrix.tile
+
+    def sizes(extent: int) -> tuple[int, ...]:
+        whole = round_up(extent, tile)
+        return tuple(sorted({min(round_up(size, tile), whole) for size in BLOCKS}))
+
+    return {"bm": sizes(int(p["M"])), "bn": sizes(int(p["N"])), "bk": sizes(int(p["K"])),
+            "order": ORDERS, "depth": DEPTHS}
 
 
 def build(b: ProblemBuilder, name: str, p: dict[str, object]) -> None:
@@ -64,6 +99,9 @@ def build(b: ProblemBuilder, name: str, p: dict[str, object]) -> None:
     ns = split(N, round_up(int(p["bn"]), tile))
     ks = split(K, round_up(int(p["bk"]), tile))
     loaded: dict[str, Access] = {}
+    #: per operand, (load op, first matrix op that reads it) in issue order
+    streams: dict[str, list[tuple[str, str]]] = {"A": [], "B": []}
+    fresh: list[tuple[str, str]] = []
 
     def load(operand: str, tensor: str, rows: Block, cols: Block, label: str) -> Access:
         """The buffer holding block ``rows x cols`` of ``tensor``, loaded on first use."""
@@ -73,9 +111,10 @@ def build(b: ProblemBuilder, name: str, p: dict[str, object]) -> None:
         value = box_tag(tensor, box)
         buffer = b.buffer(f"{name}.{operand}.{label}", matrix.memory,
                           round_up(rows.size, tile) * round_up(cols.size, tile) * elem)
-        b.op(f"{name}.ld{operand}.{label}", name,
-             transfer_modes(model, model.load, b.bytes_of(tensor, box)),
-             reads=(Access(tensor=tensor, box=box),), writes=(value_access(buffer, value),))
+        fresh.append((operand, b.op(f"{name}.ld{operand}.{label}", name,
+                                    transfer_modes(model, model.load, b.bytes_of(tensor, box)),
+                                    reads=(Access(tensor=tensor, box=box),),
+                                    writes=(value_access(buffer, value),))))
         loaded[label] = value_access(buffer, value)
         return loaded[label]
 
@@ -93,10 +132,13 @@ def build(b: ProblemBuilder, name: str, p: dict[str, object]) -> None:
                 if previous is not None:
                     reads.append(previous)
                 written = value_access(acc, f"acc({mn.replace('.', ',')})@k{k.index}")
-                b.op(f"{name}.mm.{mn}.k{k.index}", name,
-                     (matrix_mode(model, m.size, n.size, k.size),),
-                     reads=tuple(reads), writes=(written,),
-                     space=((m.lo, m.hi), (n.lo, n.hi), (k.lo, k.hi)))
+                mm = b.op(f"{name}.mm.{mn}.k{k.index}", name,
+                          (matrix_mode(model, m.size, n.size, k.size),),
+                          reads=tuple(reads), writes=(written,),
+                          space=((m.lo, m.hi), (n.lo, n.hi), (k.lo, k.hi)))
+                for operand, op in fresh:
+                    streams[operand].append((op, mm))
+                fresh.clear()
                 previous = written
             assert previous is not None
             box = ((m.lo, m.hi), (n.lo, n.hi))
@@ -109,3 +151,6 @@ def build(b: ProblemBuilder, name: str, p: dict[str, object]) -> None:
             b.op(f"{name}.st.{mn}", name,
                  transfer_modes(model, model.store, b.bytes_of(c, box)),
                  reads=(value_access(out, value),), writes=(Access(tensor=c, box=box),))
+    for stream in streams.values():
+        for pred, succ in depth_edges(stream, int(p["depth"])):
+            b.edge(pred, succ)

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from models.cost import VECTOR_PASSES
+from models.cost import VECTOR_PASSES, CostModel
 from models.dtypes import DTYPE_BYTES
 from models.ops.builder import ProblemBuilder
 from models.ops.params import Param
-from models.ops.rowwise import ROW_PARAMS, build_rowwise
+from models.ops.rowwise import ROW_PARAMS, UNITS_PARAM, build_rowwise, row_candidates
 
-__all__ = ["KIND", "PARAMS", "build"]
+__all__ = ["KIND", "PARAMS", "build", "candidates"]
 
 KIND = "rmsnorm"
 PARAMS = {
     **ROW_PARAMS,
+    "units": UNITS_PARAM,
     "eps": Param("number", 1e-6, minimum=0, help="added to the mean square"),
     "dtype": Param("str", "f16", choices=tuple(DTYPE_BYTES), help="element type"),
     "weight": Param("tensor", "{task}.W", help="tensor name of the [cols] weight"),
@@ -31,3 +32,8 @@ def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
     """Add the RMSNorm task ``name`` with parameters ``p`` (already checked) to ``b``."""
     build_rowwise(b, name, KIND, p, compute=("norm", VECTOR_PASSES["rmsnorm"]),
                   weight=str(p["weight"]))
+
+
+def candidates(p: dict[str, Any], model: CostModel) -> dict[str, tuple[Any, ...]]:
+    """The values of each tunable parameter worth trying (see :func:`row_candidates`)."""
+    return row_candidates(p, model, units=True)

@@ -1,0 +1,216 @@
+"""``tune``: choose tiles, vector units and buffer depths of every task jointly.
+
+Why jointly: tasks that run together contend for on-chip memory, copy queues and DDR
+bandwidth, so the configuration that is best for a pair is often not each task's best
+alone (a GEMM's big tiles are fastest alone but leave no memory for its neighbour's
+loads). So the tuner scores whole-workload configurations on the whole workload.
+
+The pipeline, under one time limit:
+
+1. the space (:mod:`schedsearch.tuning.space`): per task, the operator's candidate tile
+   sizes, loop orders, row blocks, unit counts and buffer depths, default included;
+2. screening (:mod:`schedsearch.tuning.screen`), ``SCREEN_SHARE`` of the time as a
+   deterministic work budget: first each task alone (``SOLO_SHARE`` of it: each task's
+   individual best, for comparison and as a second start), then a coordinate descent
+   over the whole workload from the default configuration, then one from the
+   combination of individual bests. Each configuration is tiled, bounded by the cost
+   model and, unless the bound rules it out, scheduled by the constructive scheduler;
+3. the full search (:func:`schedsearch.api.solve`) on the finalists: the default
+   configuration first, then the ``FINALISTS`` best screened ones, each with an equal
+   share of the time left (computed from the work spent, so it too is deterministic).
+
+The answer is the finalist with the shortest legal schedule, the default winning ties,
+so the tuned makespan is never worse than the default configuration's. The same seed
+and worker count give the same answer, unless the wall-clock guard fires: a finalist
+after the default whose search would, at the slowest rate seen so far in this run, end
+past the time limit is not searched; its constructive schedule (legal) stands in for
+it. ``TuneResult.skipped`` says whether that happened.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from models.cost import cost_model
+from models.errors import InputError
+from models.formats import Problem, Schedule, Target
+from models.workload import Workload, tile
+from schedsearch.api import solve
+from schedsearch.constructive import construct
+from schedsearch.hazards import build_dag
+from schedsearch.instance import build_instance
+from schedsearch.solution import to_schedule
+from schedsearch.tuning.screen import UNITS_PER_SECOND, Budget, Estimate, Screen, descend
+from schedsearch.tuning.space import (
+    TaskConfig,
+    TaskSpace,
+    apply,
+    as_dict,
+    default_configuration,
+    solo,
+    task_space,
+)
+
+__all__ = ["tune", "TuneResult", "Candidate", "SCREEN_SHARE", "SOLO_SHARE",
+           "DEFAULT_DESCENT_SHARE", "FINALISTS"]
+
+#: Share of the time limit spent screening (as a work budget).
+SCREEN_SHARE = 0.35
+#: Share of the screening budget for the tasks alone (split evenly between them).
+SOLO_SHARE = 0.25
+#: Share of the rest of the screening budget for the descent from the default.
+DEFAULT_DESCENT_SHARE = 0.6
+#: Finalists besides the default configuration that get the full search.
+FINALISTS = 2
+
+Config = dict[str, dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One screened configuration: its bound, constructive makespan and, for a finalist,
+    the makespan of the full search (None otherwise)."""
+
+    configuration: Config
+    bound: int
+    constructive: int
+    makespan: int | None
+    default: bool
+
+    @property
+    def best(self) -> int:
+        """The shortest legal makespan known for this configuration."""
+        return self.constructive if self.makespan is None else self.makespan
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"configuration": self.configuration, "bound": self.bound,
+                "constructive": self.constructive, "makespan": self.makespan,
+                "default": self.default}
+
+
+@dataclass(frozen=True, slots=True)
+class TuneResult:
+    """The chosen configuration and its schedule, the default's, and what was screened.
+
+    ``candidates`` are sorted by :attr:`Candidate.best`, then constructive makespan, bound
+    and screening order. ``individual`` combines each task's best configuration alone
+    (None for a single task). ``skipped`` counts finalists the wall-clock guard left
+    unsearched.
+    """
+
+    workload: str
+    target: str
+    chosen: Config
+    makespan: int
+    schedule: Schedule
+    default: Config
+    default_makespan: int
+    default_schedule: Schedule
+    individual: Config | None
+    candidates: tuple[Candidate, ...]
+    screened: int
+    infeasible: int
+    searched: int
+    skipped: int
+    wall_s: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """The ``schedsearch tune --json`` document."""
+        return {"chosen": self.chosen, "makespan": self.makespan,
+                "default_makespan": self.default_makespan,
+                "candidates": [c.as_dict() for c in self.candidates]}
+
+
+def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: int = 0,
+         workers: int = 2, finalists: int = FINALISTS) -> TuneResult:
+    """The best configuration of ``workload`` on ``target`` found within ``time_limit``.
+
+    Raises :class:`InputError` if the workload as given cannot be tiled or scheduled on
+    the target (the default configuration is the reference every answer is held to).
+    """
+    if time_limit <= 0:
+        raise InputError("time_limit must be positive", source="<options>", rule="OPTION")
+    begin = time.perf_counter()
+    model = cost_model(target)
+    spaces = tuple(task_space(task, model) for task in workload.tasks)
+    default = default_configuration(spaces)
+    tile(workload, target)  # the workload as given: an InputError names its task
+    screen_seconds = SCREEN_SHARE * time_limit
+    budget = Budget.of_seconds(screen_seconds)
+    granted = budget.units
+    joint = Screen(workload, target, budget)
+    start = joint.estimate(default, force=True)
+    if start is None:
+        raise InputError("no memory-feasible schedule of the workload as given",
+                         source=workload.source, rule="FIT")
+    individual = None
+    if len(spaces) > 1:
+        each = budget.units * SOLO_SHARE / len(spaces)
+        individual = tuple(_alone(workload, target, spaces, i, budget.portion(each))
+                           for i in range(len(spaces)))
+    joint.budget = budget.portion(budget.units * DEFAULT_DESCENT_SHARE)
+    descend(joint, spaces, default)
+    if individual is not None:
+        joint.budget = budget.portion(budget.units)
+        descend(joint, spaces, individual)
+    ranked = joint.ranked()
+    chosen = [start] + [e for e in ranked if e.configuration != default][:finalists]
+    left = time_limit - (granted - budget.units) / UNITS_PER_SECOND
+    results = _search(workload, target, chosen, max(left, 0.0) / len(chosen), time_limit,
+                      begin, seed, workers)
+    winner = min(range(len(chosen)), key=lambda i: (results[i][0].makespan, i))
+    searched = {e.configuration: s.makespan for e, (s, full) in zip(chosen, results,
+                                                                    strict=True) if full}
+    candidates = [Candidate(as_dict(spaces, e.configuration), e.bound, e.rank[0],
+                            searched.get(e.configuration), e.configuration == default)
+                  for e in ranked]
+    candidates.sort(key=lambda c: (c.best, c.constructive, c.bound))
+    return TuneResult(
+        workload=workload.name, target=target.name,
+        chosen=as_dict(spaces, chosen[winner].configuration),
+        makespan=results[winner][0].makespan, schedule=results[winner][0],
+        default=as_dict(spaces, default), default_makespan=results[0][0].makespan,
+        default_schedule=results[0][0],
+        individual=None if individual is None else as_dict(spaces, individual),
+        candidates=tuple(candidates), screened=len(joint.seen),
+        infeasible=sum(e is None for e in joint.seen.values()),
+        searched=len(searched), skipped=len(chosen) - len(searched),
+        wall_s=round(time.perf_counter() - begin, 3))
+
+
+def _alone(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...], index: int,
+           budget: Budget) -> TaskConfig:
+    """Task ``index``'s best configuration when it runs by itself (its own descent)."""
+    space = spaces[index]
+    best = descend(Screen(solo(workload, index), target, budget), (space,), (space.default,))
+    return space.default if best is None else best.configuration[0]
+
+
+def _search(workload: Workload, target: Target, chosen: list[Estimate], share: float,
+            time_limit: float, begin: float, seed: int, workers: int
+            ) -> list[tuple[Schedule, bool]]:
+    """Per finalist, its schedule and whether the full search produced it (see the module
+    docstring for the guard; the default, first, is always searched)."""
+    results: list[tuple[Schedule, bool]] = []
+    rate = 1.0
+    for i, estimate in enumerate(chosen):
+        problem = tile(apply(workload, estimate.configuration), target)
+        elapsed = time.perf_counter() - begin
+        if i and elapsed + share * rate > time_limit:
+            results.append((_constructive_schedule(problem, target), False))
+            continue
+        started = time.perf_counter()
+        schedule = solve(problem, target, time_limit=max(share, 1e-3), seed=seed,
+                         workers=workers)
+        rate = max(rate, (time.perf_counter() - started) / max(share, 1e-3))
+        results.append((schedule, True))
+    return results
+
+
+def _constructive_schedule(problem: Problem, target: Target) -> Schedule:
+    """The list scheduler's legal schedule, for a finalist the guard left unsearched."""
+    inst = build_instance(problem, target)
+    solution = construct(inst, build_dag(inst, "tile"))
+    return to_schedule(inst, solution, {"solver": "constructive", "status": "FEASIBLE"})
