@@ -28,6 +28,7 @@ time to equal quality: when each first reached the worse of the two final makesp
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import sys
 import time
@@ -246,9 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="also write the figures here")
     args = parser.parse_args(argv)
-    try:
-        import pyjobshop  # noqa: F401  (only to skip cleanly when it is absent)
-    except ImportError:
+    if importlib.util.find_spec("pyjobshop") is None:
         figures: dict[str, Any] = {"skipped": "pyjobshop is not installed "
                                               "(pip install '.[bench]')"}
         print(figures["skipped"])

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import io
 import statistics
 import sys
@@ -214,6 +215,10 @@ def run(external: Path | None, sets: Sequence[str], sample: int | None, *,
         bks_file = root / f"bks-{name}.csv" if root else None
         if folder is None or bks_file is None or not folder.is_dir() or not bks_file.is_file():
             figures["sets"][name] = {"skipped": f"no PSPLIB {name} data found"}
+            continue
+        if importlib.util.find_spec("psplib") is None:
+            figures["sets"][name] = {"skipped": "psplib is not installed "
+                                                "(pip install '.[bench]')"}
             continue
         # The J60 file is not UTF-8 (a cp1252 byte in its notes); the figures are ASCII.
         best = read_best_known(bks_file.read_text(encoding="latin-1"))
