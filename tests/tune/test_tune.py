@@ -1,0 +1,94 @@
+"""``tune``: legal, never worse than the default, deterministic, within its budget, joint."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from checker import verify
+from models.formats import schedule_to_dict
+from models.targets import load_target
+from models.workload import example_names, load_workload, tile, workload_from_dict
+from schedsearch.api import solve
+from schedsearch.tune import tune
+from schedsearch.tuning.space import solo
+from tests.tune.workloads import configured, small_vtcm, tiny
+
+
+@pytest.mark.parametrize("name", example_names())
+def test_every_example_tunes_to_a_legal_schedule_no_worse_than_the_default(name: str) -> None:
+    workload = load_workload(name)
+    target = load_target(workload.target)
+    result = tune(workload, target, time_limit=1.0)
+    assert verify(schedule_to_dict(result.schedule)).legal
+    assert verify(schedule_to_dict(result.default_schedule)).legal
+    assert result.makespan == result.schedule.makespan
+    assert result.default_makespan == result.default_schedule.makespan
+    assert result.makespan <= result.default_makespan
+    # the schedules answer the configurations they are reported for
+    assert result.schedule.problem == tile(configured(workload, result.chosen), target)
+    assert result.default_schedule.problem == tile(workload, target)
+
+
+def test_the_json_document_has_the_contract_shape() -> None:
+    result = tune(tiny(), load_target("hexagon-v75"), time_limit=0.5)
+    document = result.as_dict()
+    assert set(document) == {"chosen", "makespan", "default_makespan", "candidates"}
+    assert set(document["chosen"]) == {"g0", "r0"}
+    assert set(document["chosen"]["g0"]) == {"bm", "bn", "bk", "order", "depth"}
+    assert set(document["chosen"]["r0"]) == {"block_rows", "units", "depth"}
+    first = document["candidates"][0]
+    assert set(first) == {"configuration", "bound", "constructive", "makespan", "default"}
+    assert sum(c["default"] for c in document["candidates"]) == 1
+    assert all(c["bound"] <= c["constructive"] for c in document["candidates"])
+    bests = [c["makespan"] if c["makespan"] is not None else c["constructive"]
+             for c in document["candidates"]]
+    assert bests == sorted(bests)
+
+
+def test_the_same_seed_gives_the_same_answer() -> None:
+    target = load_target("hexagon-v75")
+    first = tune(tiny(), target, time_limit=0.5, seed=3)
+    second = tune(tiny(), target, time_limit=0.5, seed=3)
+    assert first.skipped == second.skipped == 0
+    assert first.as_dict() == second.as_dict()
+
+
+def test_the_time_budget_is_respected_with_room_for_overheads() -> None:
+    workload = load_workload("gemm-rmsnorm-v75")
+    begin = time.perf_counter()
+    tune(workload, load_target(workload.target), time_limit=1.0)
+    assert time.perf_counter() - begin < 1.0 + 6.0  # a sanity check, not a benchmark
+
+
+def test_an_unusable_workload_is_an_input_error_naming_the_task() -> None:
+    from models.errors import InputError
+
+    too_big = tiny(tasks=[{"name": "r0", "kind": "rmsnorm", "rows": 64, "cols": 1 << 20}])
+    with pytest.raises(InputError) as caught:
+        tune(too_big, load_target("hexagon-v75"), time_limit=0.5)
+    assert (caught.value.rule, caught.value.path) == ("FIT", "$.tasks[0]")
+
+
+#: A GEMM and an RMSNorm on a Hexagon with 512 KiB of VTCM: alone, the GEMM likes wide
+#: blocks; together the two must share VTCM, the copy queues and DDR bandwidth.
+PAIR = {"name": "pair", "target": "hexagon-v75", "tasks": [
+    {"name": "g0", "kind": "gemm", "M": 256, "N": 256, "K": 128},
+    {"name": "r0", "kind": "rmsnorm", "rows": 256, "cols": 512}]}
+
+
+def test_the_joint_optimum_differs_from_each_task_s_individual_optimum() -> None:
+    target = small_vtcm(512)
+    pair = workload_from_dict(PAIR, "<pair>")
+    alone: dict[str, dict] = {}
+    for i in range(len(pair.tasks)):
+        alone.update(tune(solo(pair, i), target, time_limit=0.6).chosen)
+    joint = tune(pair, target, time_limit=1.0)
+    assert joint.chosen != alone
+    # Both configurations of the pair, searched with the same budget and seed: the one
+    # chosen jointly is better than putting each task's own best together.
+    chosen = solve(tile(configured(pair, joint.chosen), target), target, time_limit=0.5)
+    combined = solve(tile(configured(pair, alone), target), target, time_limit=0.5)
+    assert chosen.makespan < combined.makespan, (joint.chosen, alone)
+    assert verify(schedule_to_dict(chosen)).legal and verify(schedule_to_dict(combined)).legal
