@@ -29,6 +29,7 @@ it. ``TuneResult.skipped`` says whether that happened.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -42,8 +43,16 @@ from schedsearch.constructive import construct
 from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
 from schedsearch.solution import to_schedule
-from schedsearch.tuning.screen import UNITS_PER_SECOND, Budget, Estimate, Screen, descend
+from schedsearch.tuning.screen import (
+    UNITS_PER_SECOND,
+    Budget,
+    Estimate,
+    OutOfBudget,
+    Screen,
+    descend,
+)
 from schedsearch.tuning.space import (
+    Configuration,
     TaskConfig,
     TaskSpace,
     apply,
@@ -137,12 +146,42 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
     spaces = tuple(task_space(task, model) for task in workload.tasks)
     default = default_configuration(spaces)
     tile(workload, target)  # the workload as given: an InputError names its task
-    screen_seconds = SCREEN_SHARE * time_limit
-    budget = Budget.of_seconds(screen_seconds)
+    joint, individual, spent = _screen(workload, target, spaces, SCREEN_SHARE * time_limit)
+    ranked = joint.ranked()
+    start = joint.seen[default]
+    assert start is not None
+    finals = [start] + [e for e in ranked if e.configuration != default][:finalists]
+    results = _search(workload, target, finals, max(time_limit - spent, 0.0) / len(finals),
+                      time_limit, begin, seed, workers)
+    winner = min(range(len(finals)), key=lambda i: (results[i][0].makespan, i))
+    searched = {e.configuration: s.makespan
+                for e, (s, full) in zip(finals, results, strict=True) if full}
+    candidates = [Candidate(as_dict(spaces, e.configuration), e.bound, e.rank[0],
+                            searched.get(e.configuration), e.configuration == default)
+                  for e in ranked]
+    candidates.sort(key=lambda c: (c.best, c.constructive, c.bound))
+    return TuneResult(
+        workload=workload.name, target=target.name,
+        chosen=as_dict(spaces, finals[winner].configuration),
+        makespan=results[winner][0].makespan, schedule=results[winner][0],
+        default=as_dict(spaces, default), default_makespan=results[0][0].makespan,
+        default_schedule=results[0][0],
+        individual=None if individual is None else as_dict(spaces, individual),
+        candidates=tuple(candidates), screened=len(joint.seen),
+        infeasible=sum(e is None for e in joint.seen.values()),
+        searched=len(searched), skipped=len(finals) - len(searched),
+        wall_s=round(time.perf_counter() - begin, 3))
+
+
+def _screen(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...],
+            seconds: float) -> tuple[Screen, Configuration | None, float]:
+    """Screen ``seconds`` worth of work (see the module docstring): the workload's
+    screen, the combination of individual bests (None for one task), seconds spent."""
+    budget = Budget.of_seconds(seconds)
     granted = budget.units
+    default = default_configuration(spaces)
     joint = Screen(workload, target, budget)
-    start = joint.estimate(default, force=True)
-    if start is None:
+    if joint.estimate(default, force=True) is None:
         raise InputError("no memory-feasible schedule of the workload as given",
                          source=workload.source, rule="FIT")
     individual = None
@@ -150,34 +189,14 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
         each = budget.units * SOLO_SHARE / len(spaces)
         individual = tuple(_alone(workload, target, spaces, i, budget.portion(each))
                            for i in range(len(spaces)))
+        with contextlib.suppress(OutOfBudget):  # screened before any descent: it competes
+            joint.estimate(individual, force=True)
     joint.budget = budget.portion(budget.units * DEFAULT_DESCENT_SHARE)
     descend(joint, spaces, default)
     if individual is not None:
         joint.budget = budget.portion(budget.units)
         descend(joint, spaces, individual)
-    ranked = joint.ranked()
-    chosen = [start] + [e for e in ranked if e.configuration != default][:finalists]
-    left = time_limit - (granted - budget.units) / UNITS_PER_SECOND
-    results = _search(workload, target, chosen, max(left, 0.0) / len(chosen), time_limit,
-                      begin, seed, workers)
-    winner = min(range(len(chosen)), key=lambda i: (results[i][0].makespan, i))
-    searched = {e.configuration: s.makespan for e, (s, full) in zip(chosen, results,
-                                                                    strict=True) if full}
-    candidates = [Candidate(as_dict(spaces, e.configuration), e.bound, e.rank[0],
-                            searched.get(e.configuration), e.configuration == default)
-                  for e in ranked]
-    candidates.sort(key=lambda c: (c.best, c.constructive, c.bound))
-    return TuneResult(
-        workload=workload.name, target=target.name,
-        chosen=as_dict(spaces, chosen[winner].configuration),
-        makespan=results[winner][0].makespan, schedule=results[winner][0],
-        default=as_dict(spaces, default), default_makespan=results[0][0].makespan,
-        default_schedule=results[0][0],
-        individual=None if individual is None else as_dict(spaces, individual),
-        candidates=tuple(candidates), screened=len(joint.seen),
-        infeasible=sum(e is None for e in joint.seen.values()),
-        searched=len(searched), skipped=len(chosen) - len(searched),
-        wall_s=round(time.perf_counter() - begin, 3))
+    return joint, individual, (granted - budget.units) / UNITS_PER_SECOND
 
 
 def _alone(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...], index: int,

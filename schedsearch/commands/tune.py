@@ -196,7 +196,7 @@ def _run_many(args: argparse.Namespace) -> int:
         raise InputError(f"cannot create: {error.strerror}", source=str(results),
                          rule="FILE") from None
     parallel = args.jobs or max(1, (os.cpu_count() or 1) // args.workers)
-    progress = _ProgressLine(len(files), len(done), sys.stderr)
+    progress = _ProgressLine(len(files), len(done) + len(failed), sys.stderr)
     finished: dict[str, Outcome] = {}
     for outcome in run_jobs(jobs, args.executor, parallel):
         if outcome.document is not None:

@@ -12,7 +12,8 @@ The budget is work, not wall time, so that a seed gives the same answer on any m
 each screen charges the ops of its tiled problem once for tiling and bounding and once
 more for the list scheduler, against ``UNITS_PER_SECOND`` units per second of time limit
 (calibrated: about 60 us per op and stage on a 2-core machine). A wall-clock deadline
-far beyond the budget (``WALL_SLACK`` times it) is only a safety net for a slow machine.
+far beyond the budget (``WALL_SLACK`` times it plus ``WALL_GRACE`` seconds) is only a
+safety net for a slow or overloaded machine.
 
 The descent: from a start configuration, for each task and each of its parameters in
 turn, screen every other value of that parameter with the rest fixed and move to the
@@ -36,13 +37,15 @@ from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
 from schedsearch.tuning.space import Configuration, TaskSpace, apply, coordinates, neighbours
 
-__all__ = ["UNITS_PER_SECOND", "WALL_SLACK", "Budget", "OutOfBudget", "Estimate", "Screen",
-           "descend"]
+__all__ = ["UNITS_PER_SECOND", "WALL_SLACK", "WALL_GRACE", "Budget", "OutOfBudget",
+           "Estimate", "Screen", "descend"]
 
 #: Work units (ops x stages) screened per second of budget; see the module docstring.
 UNITS_PER_SECOND = 16_000
-#: The wall-clock safety net is this many times the budget's calibrated seconds.
+#: The wall-clock safety net: this many times the budget's calibrated seconds, plus
+#: ``WALL_GRACE`` seconds (a short budget must not depend on a process's first-call costs).
 WALL_SLACK = 2.0
+WALL_GRACE = 1.0
 
 
 class OutOfBudget(Exception):
@@ -60,7 +63,8 @@ class Budget:
 
     @classmethod
     def of_seconds(cls, seconds: float) -> Budget:
-        return cls(seconds * UNITS_PER_SECOND, time.perf_counter() + WALL_SLACK * seconds)
+        return cls(seconds * UNITS_PER_SECOND,
+                   time.perf_counter() + WALL_SLACK * seconds + WALL_GRACE)
 
     def portion(self, units: float) -> Budget:
         """At most ``units`` of what is left (never more than is left)."""

@@ -49,8 +49,8 @@ def test_the_json_document_has_the_contract_shape() -> None:
 
 def test_the_same_seed_gives_the_same_answer() -> None:
     target = load_target("hexagon-v75")
-    first = tune(tiny(), target, time_limit=0.5, seed=3)
-    second = tune(tiny(), target, time_limit=0.5, seed=3)
+    first = tune(tiny(), target, time_limit=3.0, seed=3)
+    second = tune(tiny(), target, time_limit=3.0, seed=3)
     assert first.skipped == second.skipped == 0
     assert first.as_dict() == second.as_dict()
 
