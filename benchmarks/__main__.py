@@ -1,7 +1,8 @@
 """Run every benchmark; write a JSON file and a Markdown table per run.
 
-``python -m benchmarks [--quick | --full]``. The Markdown table is printed to stdout too; progress goes to stderr. Results land in
-``benchmarks/results/`` (git-ignored) as ``<UTC timestamp>.json`` and ``.md``.
+``python -m benchmarks [--quick | --full]``. The Markdown table is printed to stdout too;
+progress goes to stderr. Results land in ``benchmarks/results/`` (git-ignored) as
+``<UTC timestamp>.json`` and ``.md``.
 """
 
 from __future__ import annotations

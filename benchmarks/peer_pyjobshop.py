@@ -47,8 +47,9 @@ from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
 from schedsearch.solution import Solution, to_schedule
 
-__all__ = ["PeerMode", "PeerTask", "PeerInstance", "ample_target", "peer_instance",
-           "first_reaching", "compare", "main"]
+__all__ = ["PeerMode", "PeerTask", "PeerInstance", "PeerResult", "ample_target",
+           "peer_instance", "first_reaching", "solve_peer", "peer_schedule", "compare",
+           "run", "main"]
 
 WORKLOADS = ("gemm-rmsnorm-v75", "gemm-rmsnorm-copy-v75")
 
@@ -114,16 +115,29 @@ def first_reaching(trace: Sequence[tuple[float, int]], makespan: int) -> float |
 
 
 # ----------------------------------------------------------------------------- solvers
-def _solve_peer(peer: PeerInstance, *, time_limit: float, workers: int, seed: int
-                ) -> tuple[list[int], list[int], list[tuple[float, int]], str]:
-    """PyJobShop model of ``peer`` solved by its OR-Tools backend: modes, starts, the
-    (seconds since this call, makespan) trace of every improving solution (building the
-    model counts, as our side's counts its own preparation), and the status."""
-    began = time.perf_counter()
+@dataclass(frozen=True, slots=True)
+class PeerResult:
+    """The peer's answer: a mode index and start per task (empty if it found none), every
+    improving ``(seconds, makespan)`` with the seconds counted from before the model was
+    built (as our side counts its own preparation), CP-SAT's status and the wall time."""
+
+    modes: tuple[int, ...]
+    starts: tuple[int, ...]
+    makespan: int | None
+    trace: tuple[tuple[float, int], ...]
+    status: str
+    wall_s: float
+
+
+def solve_peer(peer: PeerInstance, *, time_limit: float, workers: int,
+               seed: int) -> PeerResult:
+    """``peer`` as a PyJobShop model (makespan objective), solved by its OR-Tools backend
+    with a solution callback added to see when each makespan was reached."""
     from ortools.sat.python import cp_model
     from pyjobshop import Model
     from pyjobshop.solvers.ortools import CPModel
 
+    began = time.perf_counter()
     model = Model()
     resources = {name: model.add_renewable(capacity, name=name)
                  for name, capacity in peer.capacities.items()}
@@ -147,23 +161,28 @@ def _solve_peer(peer: PeerInstance, *, time_limit: float, workers: int, seed: in
     solver.parameters.max_time_in_seconds = time_limit
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
-    status = solver.solve(backend.model, Watcher())
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return [], [], trace, solver.status_name(status)
+    code = solver.solve(backend.model, Watcher())
+    status = solver.status_name(code)
+    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return PeerResult((), (), None, tuple(trace), status,
+                          time.perf_counter() - began)
     modes: list[int] = []
     starts: list[int] = []
     for t in range(data.num_tasks):
-        chosen = [m for m in data.task2modes(t)
-                  if solver.value(backend.variables.mode_vars[m])]
-        modes.append(data.task2modes(t).index(chosen[0]))
+        candidates = data.task2modes(t)
+        chosen = next(m for m in candidates if solver.value(backend.variables.mode_vars[m]))
+        modes.append(candidates.index(chosen))
         starts.append(solver.value(backend.variables.task_vars[t].start))
-    return modes, starts, trace, solver.status_name(status)
+    makespan = max((s + peer.tasks[t].modes[m].duration
+                    for t, (m, s) in enumerate(zip(modes, starts, strict=True))), default=0)
+    return PeerResult(tuple(modes), tuple(starts), makespan, tuple(trace), status,
+                      time.perf_counter() - began)
 
 
-def _peer_schedule(problem: Problem, target: Target, modes: list[int], starts: list[int],
-                   status: str) -> dict[str, Any]:
-    """The peer's answer as an ``npu-schedule/1``: every buffer at an address of its own
-    (the target is ample), units assigned, windows as tight as LIFETIME allows."""
+def peer_schedule(problem: Problem, target: Target, result: PeerResult) -> dict[str, Any]:
+    """The peer's answer as an ``npu-schedule/1`` for the checker: every buffer at an
+    address of its own (the target is ample), units assigned, windows as tight as
+    LIFETIME allows."""
     inst = build_instance(problem, target)
     offsets, top = [], {name: 0 for name in target.memories}
     for b in range(inst.n_buffers):
@@ -171,9 +190,9 @@ def _peer_schedule(problem: Problem, target: Target, modes: list[int], starts: l
         align = inst.buffer_align[b]
         offsets.append(-(-top[memory] // align) * align)
         top[memory] = offsets[-1] + inst.buffer_size[b]
-    solution = Solution(tuple(modes), tuple(starts), tuple(offsets))
+    solution = Solution(result.modes, result.starts, tuple(offsets))
     return schedule_to_dict(to_schedule(inst, solution, {"solver": "pyjobshop/ortools",
-                                                         "status": status}))
+                                                         "status": result.status}))
 
 
 def compare(problem: Problem, target: Target, *, time_limit: float, workers: int,
@@ -191,26 +210,20 @@ def compare(problem: Problem, target: Target, *, time_limit: float, workers: int
                      progress=record)
     ours_wall = time.perf_counter() - began
     ours_legal = checker.verify(schedule_to_dict(schedule)).legal
-
-    peer = peer_instance(problem, ample)
-    began = time.perf_counter()
-    modes, starts, peer_trace, status = _solve_peer(peer, time_limit=time_limit,
-                                                    workers=workers, seed=seed)
-    peer_wall = time.perf_counter() - began
+    peer = solve_peer(peer_instance(problem, ample), time_limit=time_limit,
+                      workers=workers, seed=seed)
     row: dict[str, Any] = {"problem": problem.name, "ops": len(problem.ops),
                            "buffers": len(problem.buffers), "ours_makespan": schedule.makespan,
                            "ours_bound": (schedule.meta or {}).get("bound"),
                            "ours_wall_s": round(ours_wall, 3), "ours_legal": ours_legal,
-                           "peer_status": status, "peer_wall_s": round(peer_wall, 3)}
-    if not modes:
-        return {**row, "peer_makespan": None}
-    peer_makespan = max(starts[i] + peer.tasks[i].modes[m].duration
-                        for i, m in enumerate(modes))
-    peer_legal = checker.verify(_peer_schedule(problem, ample, modes, starts, status)).legal
-    worse = max(schedule.makespan, peer_makespan)
-    ours_t, peer_t = first_reaching(ours_trace, worse), first_reaching(peer_trace, worse)
-    return {**row, "peer_makespan": peer_makespan, "peer_legal": peer_legal,
-            "makespan_ratio": round(schedule.makespan / peer_makespan, 4),
+                           "peer_status": peer.status, "peer_wall_s": round(peer.wall_s, 3),
+                           "peer_makespan": peer.makespan}
+    if peer.makespan is None:
+        return row
+    worse = max(schedule.makespan, peer.makespan)
+    ours_t, peer_t = first_reaching(ours_trace, worse), first_reaching(peer.trace, worse)
+    return {**row, "peer_legal": checker.verify(peer_schedule(problem, ample, peer)).legal,
+            "makespan_ratio": round(schedule.makespan / peer.makespan, 4),
             "equal_quality_makespan": worse,
             "ours_time_to_equal_s": None if ours_t is None else round(ours_t, 3),
             "peer_time_to_equal_s": None if peer_t is None else round(peer_t, 3),

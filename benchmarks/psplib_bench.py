@@ -161,9 +161,18 @@ def sample_ids(ids: Sequence[int], count: int | None) -> list[int]:
 
 
 # ----------------------------------------------------------------------------- solving
+def _side(makespan: int, best: BestKnown, *, proven: bool, status: str | None,
+          wall: float, legal: bool) -> dict[str, Any]:
+    return {"makespan": makespan, "status": status,
+            "gap_pct": 100.0 * (makespan - best.upper) / best.upper,
+            "at_best_known": makespan <= best.upper, "proven_optimal": proven,
+            "wall_s": round(wall, 3), "legal": legal}
+
+
 def solve_instance(path: Path, best: BestKnown, *, time_limit: float, workers: int,
-                   seed: int) -> dict[str, Any]:
-    """Parse, convert, solve and verify one instance; its figures as a flat record."""
+                   seed: int, peer: bool) -> dict[str, Any]:
+    """Parse, convert, solve and verify one instance; with ``peer``, PyJobShop's CP-SAT
+    solves the same instance at the same limit (the published reference, run here)."""
     import psplib  # a benchmark-only dependency: imported where it is needed
 
     name = path.stem
@@ -171,44 +180,53 @@ def solve_instance(path: Path, best: BestKnown, *, time_limit: float, workers: i
     began = time.perf_counter()
     schedule = solve(problem, target, time_limit=time_limit, seed=seed, workers=workers)
     wall = time.perf_counter() - began
-    report = checker.verify(schedule_to_dict(schedule))
     meta = schedule.meta or {}
     bound = int(meta.get("bound", 0))
-    return {"name": name, "ops": len(problem.ops), "best_known": best.upper,
-            "optimum_known": best.optimum is not None, "makespan": schedule.makespan,
-            "bound": bound, "status": meta.get("status"), "solver": meta.get("solver"),
-            "gap_pct": 100.0 * (schedule.makespan - best.upper) / best.upper,
-            "at_best_known": schedule.makespan <= best.upper,
-            "proven_optimal": schedule.makespan <= bound,
-            "wall_s": round(wall, 3), "legal": report.legal,
-            "violations": sorted({v.code for v in report.violations})}
+    record: dict[str, Any] = {
+        "name": name, "ops": len(problem.ops), "best_known": best.upper,
+        "optimum_known": best.optimum is not None,
+        "ours": {**_side(schedule.makespan, best, proven=schedule.makespan <= bound,
+                         status=meta.get("status"), wall=wall,
+                         legal=checker.verify(schedule_to_dict(schedule)).legal),
+                 "bound": bound, "solver": meta.get("solver")}}
+    if peer:
+        from benchmarks.peer_pyjobshop import peer_instance, peer_schedule, solve_peer
+
+        result = solve_peer(peer_instance(problem, target), time_limit=time_limit,
+                            workers=workers, seed=seed)
+        if result.makespan is not None:
+            legal = checker.verify(peer_schedule(problem, target, result)).legal
+            record["peer"] = _side(result.makespan, best, proven=result.status == "OPTIMAL",
+                                   status=result.status, wall=result.wall_s, legal=legal)
+    return record
 
 
-def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per-set figures from per-instance records; ``statuses`` counts the search's final
-    status (OPTIMAL, FEASIBLE, or a CP-SAT failure such as MODEL_INVALID worth seeing)."""
-    if not records:
+def summarize(sides: list[dict[str, Any]]) -> dict[str, Any]:
+    """One solver's figures over a set, from its side of each record; ``statuses`` counts
+    final statuses (OPTIMAL, FEASIBLE, or a CP-SAT failure such as MODEL_INVALID)."""
+    if not sides:
         return {"instances": 0}
-    gaps = [r["gap_pct"] for r in records]
-    walls = [r["wall_s"] for r in records]
-    return {"instances": len(records),
-            "at_best_known": sum(r["at_best_known"] for r in records),
-            "proven_optimal": sum(r["proven_optimal"] for r in records),
+    gaps = [r["gap_pct"] for r in sides]
+    walls = [r["wall_s"] for r in sides]
+    return {"instances": len(sides),
+            "at_best_known": sum(r["at_best_known"] for r in sides),
+            "proven_optimal": sum(r["proven_optimal"] for r in sides),
             "mean_gap_pct": round(statistics.fmean(gaps), 3),
             "max_gap_pct": round(max(gaps), 3),
             "mean_wall_s": round(statistics.fmean(walls), 3),
             "max_wall_s": round(max(walls), 3),
-            "all_legal": all(r["legal"] for r in records),
-            "statuses": dict(Counter(str(r["status"]) for r in records).most_common())}
+            "all_legal": all(r["legal"] for r in sides),
+            "statuses": dict(Counter(str(r["status"]) for r in sides).most_common())}
 
 
 def run(external: Path | None, sets: Sequence[str], sample: int | None, *,
-        time_limit: float, workers: int, seed: int,
+        time_limit: float, workers: int, seed: int, peer: bool,
         log: Any = sys.stdout) -> dict[str, Any]:
     """Every requested set that is present under ``external/psplib``; absent ones are
-    reported as skipped."""
+    reported as skipped. ``peer`` is dropped when pyjobshop is not installed."""
+    peer = peer and importlib.util.find_spec("pyjobshop") is not None
     figures: dict[str, Any] = {"time_limit_s": time_limit, "workers": workers,
-                               "seed": seed, "sample": sample, "sets": {}}
+                               "seed": seed, "sample": sample, "peer": peer, "sets": {}}
     root = external / "psplib" if external else None
     for name in sets:
         folder = root / name if root else None
@@ -226,14 +244,22 @@ def run(external: Path | None, sets: Sequence[str], sample: int | None, *,
         records = []
         for instance_id in sample_ids([i for i in files if i in best], sample):
             record = solve_instance(files[instance_id], best[instance_id],
-                                    time_limit=time_limit, workers=workers, seed=seed)
+                                    time_limit=time_limit, workers=workers, seed=seed,
+                                    peer=peer)
             records.append(record)
-            print(f"{record['name']:>10} makespan {record['makespan']:>4} best "
-                  f"{record['best_known']:>4} gap {record['gap_pct']:6.2f}% "
-                  f"{record['wall_s']:6.2f} s {'legal' if record['legal'] else 'ILLEGAL'}",
-                  file=log, flush=True)
-        figures["sets"][name] = {**summarize(records), "published": PUBLISHED[name],
-                                 "records": records}
+            line = f"{record['name']:>10} best {record['best_known']:>4}"
+            for who in ("ours", "peer"):
+                if who in record:
+                    side = record[who]
+                    line += (f" | {who} {side['makespan']:>4} {side['gap_pct']:6.2f}% "
+                             f"{side['wall_s']:6.2f} s {side['status']}"
+                             f"{'' if side['legal'] else ' ILLEGAL'}")
+            print(line, file=log, flush=True)
+        figures["sets"][name] = {
+            "instances": len(records), "ours": summarize([r["ours"] for r in records]),
+            "peer": summarize([r["peer"] for r in records if "peer" in r]) if peer else None,
+            "peer_missing": sum("peer" not in r for r in records) if peer else None,
+            "published": PUBLISHED[name], "records": records}
     return figures
 
 
@@ -247,13 +273,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--external", default=None,
                         help="public data folder (default ../shared/external)")
+    parser.add_argument("--no-peer", dest="peer", action="store_false",
+                        help="skip PyJobShop's CP-SAT on the same instances")
     parser.add_argument("--json", default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     figures = run(external_dir(args.external), args.sets, args.sample,
-                  time_limit=args.time_limit, workers=args.workers, seed=args.seed)
-    for name, summary in figures["sets"].items():
-        print(f"{name}: " + ", ".join(f"{k} {v}" for k, v in summary.items()
-                                      if k != "records"))
+                  time_limit=args.time_limit, workers=args.workers, seed=args.seed,
+                  peer=args.peer)
+    for name, result in figures["sets"].items():
+        for who in ("ours", "peer"):
+            if result.get(who):
+                print(f"{name} {who}: " + ", ".join(f"{k} {v}"
+                                                    for k, v in result[who].items()))
+        if "skipped" in result:
+            print(f"{name}: skipped, {result['skipped']}")
     write_figures(args.json, figures)
     return 0
 

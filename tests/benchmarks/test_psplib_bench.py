@@ -159,7 +159,7 @@ def test_sample_spreads_over_the_ids() -> None:
     assert sample_ids([3, 1, 2], 10) == [1, 2, 3]
 
 
-def test_summary_counts_and_gaps() -> None:
+def test_summary_counts_and_gaps_of_one_solver() -> None:
     records = [{"gap_pct": 0.0, "wall_s": 1.0, "at_best_known": True,
                 "proven_optimal": True, "legal": True, "status": "OPTIMAL"},
                {"gap_pct": 2.0, "wall_s": 3.0, "at_best_known": False,

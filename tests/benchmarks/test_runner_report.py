@@ -66,10 +66,11 @@ def test_markdown_page_has_every_section() -> None:
             {"name": "psplib-j30", "title": "J30", "exit_code": 0, "timed_out": False,
              "wall_s": 1.0, "cpu_s": 1.0, "peak_rss_mib": 100.0,
              "figures": {"time_limit_s": 2.0, "sample": 2, "sets": {"j30": {
-                 "instances": 2, "at_best_known": 1, "proven_optimal": 1,
-                 "mean_gap_pct": 1.0, "max_gap_pct": 2.0, "mean_wall_s": 0.5,
-                 "max_wall_s": 0.9, "all_legal": True, "published": "480/480",
-                 "statuses": {"OPTIMAL": 2}}}}},
+                 "instances": 2, "published": "480/480", "peer": None,
+                 "ours": {"instances": 2, "at_best_known": 1, "proven_optimal": 1,
+                          "mean_gap_pct": 1.0, "max_gap_pct": 2.0, "mean_wall_s": 0.5,
+                          "max_wall_s": 0.9, "all_legal": True,
+                          "statuses": {"OPTIMAL": 2}}}}}},
             {"name": "peer-pyjobshop", "title": "Peer", "exit_code": 0, "timed_out": False,
              "wall_s": 1.0, "cpu_s": 1.0, "peak_rss_mib": 100.0,
              "figures": {"time_limit_s": 5.0, "workers": 2, "seed": 0, "rows": [
@@ -84,8 +85,9 @@ def test_markdown_page_has_every_section() -> None:
         ]}
     page = markdown(document)
     assert "Test CPU" in page and f"Python {sys.version_info.major}." in page
-    assert "| J30 | 2 (sample) | 2 s | 1/2 | 1/2 | 1.00% | 2.00% |" in page
+    assert "| J30 | schedsearch | 2 (sample) | 2 s | 1/2 | 1/2 | 1.00% | 2.00% |" in page
     assert "| yes | OPTIMAL 2 |" in page
+    assert "PyJobShop CP-SAT |" not in page
     assert "| pair x1 | 10 | 90 | 100 | 0.900 |" in page
     assert "1000 0.03" in page
     assert "Skipped: not present." in page
