@@ -25,13 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Search static schedules for NPU engines; see `schedcheck` to verify.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"schedsearch.commands.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"schedsearch.commands.{name}":
-                raise
-            continue  # not built yet
-        module.register(subparsers)
+        importlib.import_module(f"schedsearch.commands.{name}").register(subparsers)
     return parser
 
 
