@@ -1,0 +1,40 @@
+"""The ``schedsearch`` frame: every listed command is reachable, errors end in exit 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from schedsearch import cli
+
+
+def test_every_listed_command_is_registered(capsys) -> None:
+    with pytest.raises(SystemExit) as caught:
+        cli.main(["--help"])
+    assert caught.value.code == 0
+    listed = capsys.readouterr().out
+    for name in cli.COMMANDS:
+        assert f"    {name} " in listed
+
+
+def test_unusable_input_is_one_line_and_exit_2(tmp_path, capsys) -> None:
+    junk = tmp_path / "p.json"
+    junk.write_text("{not json")
+    assert cli.main(["bound", str(junk), "--target", "hexagon-v75"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"schedsearch: error: {junk}: $: JSON: ")
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    # The reader closes at once; a long output must not end in a BrokenPipeError traceback.
+    script = ("import sys; from schedsearch.cli import main; "
+              "sys.exit(main(['target', 'hexagon-v75']))")
+    with subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None
+        process.stdout.close()
+        _, err = process.communicate(timeout=60)
+    assert b"Traceback" not in err
