@@ -1,5 +1,14 @@
-"""Search static schedules for NPU engines: ``solve(problem, target, ...) -> Schedule``."""
+"""Search static schedules for NPU engines, and weigh them against today's paths.
+
+- :func:`solve`: a problem and a target to a legal schedule with a short makespan;
+- :func:`compare`: the four execution paths of one problem, scored by one cost model;
+- :func:`select`: the saved plan whose domain holds for a request, or the fallback;
+- :func:`tune`: tile sizes, vector units and buffer depths chosen jointly.
+"""
 
 from schedsearch.api import solve
+from schedsearch.paths import compare
+from schedsearch.plans import select
+from schedsearch.tuning.joint import tune
 
-__all__ = ["solve"]
+__all__ = ["solve", "compare", "select", "tune"]

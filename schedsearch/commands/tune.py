@@ -27,7 +27,6 @@ from models.errors import InputError
 from models.formats import Schedule, schedule_to_dict, write_json_atomic
 from models.targets import load_target
 from models.workload import load_workload
-from schedsearch.tune import TuneResult, tune
 from schedsearch.tuning.batch import (
     Job,
     Outcome,
@@ -37,6 +36,7 @@ from schedsearch.tuning.batch import (
     run_jobs,
     workload_files,
 )
+from schedsearch.tuning.joint import TuneResult, tune
 
 #: Rows of the candidate table.
 TOP = 8

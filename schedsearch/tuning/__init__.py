@@ -1,1 +1,1 @@
-"""The parts of :func:`schedsearch.tune.tune`: the configuration space, screening, batches."""
+"""The parts of :func:`schedsearch.tune`: the configuration space, screening, batches."""

@@ -26,7 +26,7 @@ from models.errors import InputError
 from models.formats import Target
 from models.jsonio import load_json_file
 from models.workload import Workload
-from schedsearch.tune import tune
+from schedsearch.tuning.joint import tune
 
 __all__ = ["Job", "Outcome", "RESULT_SUFFIX", "workload_files", "result_path", "is_done",
            "parse_executor", "run_job", "run_jobs"]

@@ -11,7 +11,7 @@ from models.formats import schedule_to_dict
 from models.targets import load_target
 from models.workload import example_names, load_workload, tile, workload_from_dict
 from schedsearch.api import solve
-from schedsearch.tune import tune
+from schedsearch.tuning.joint import tune
 from schedsearch.tuning.space import solo
 from tests.tune.workloads import configured, small_vtcm, tiny
 
