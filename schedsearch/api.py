@@ -14,9 +14,13 @@ The pipeline, each stage starting from the previous stage's legal answer:
    keep the incumbent, so the answer is never worse than the constructive one;
 4. optionally, peak memory at the best makespan (``secondary="peak-memory"``).
 
-The time limit is turned into a deterministic budget of work (CP-SAT conflicts, at a
-calibrated rate per second; see :mod:`schedsearch.cpsat.model`), so the same seed and
-worker count give the same schedule; only ``meta.wall_s`` differs between runs.
+The time limit is kept twice (:mod:`schedsearch.budget`): as a deterministic budget of
+work (CP-SAT conflicts at a conservatively calibrated rate per second, model nodes
+built), which normally ends the search, so the same seed and worker count give the same
+schedule; and as a hard wall-clock deadline for everything after the input is read, which
+cuts the search on a machine slower or busier than calibrated and then records
+``meta.reproducible = false``. ``workers`` CP-SAT runs go side by side in threads (a
+portfolio on one model, or several LNS windows at once).
 
 Quality is reported against the best lower bound available: the largest of the cost
 model's bound (:func:`models.bounds.lower_bound`), the longest chain of the derived
@@ -35,6 +39,7 @@ from models.errors import InputError
 from models.evaluation import evaluate
 from models.formats import Problem, Schedule, Target
 from models.validate import validate_problem
+from schedsearch.budget import Budget
 from schedsearch.constructive import construct, tails
 from schedsearch.cpsat.model import (
     build,
@@ -119,20 +124,19 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
         if progress is not None:
             progress(Progress(stage, makespan, bound, time.perf_counter() - begin))
 
-    solution = construct(inst, dag, source)
+    budget = Budget.start(time_limit, begin=begin)
+    solution = construct(inst, dag, source, budget)
     emit("constructive", solution.makespan(inst))
-    budget = time_limit
-    if secondary is not None:
-        budget *= 1 - SECONDARY_SHARE
+    search = budget.share(1 - SECONDARY_SHARE) if secondary is not None else budget
     meta: dict[str, Any] = {"solver": "constructive", "status": "FEASIBLE"}
     cpsat_bound = None
     if 0 < inst.n_ops <= WHOLE_MODEL_MAX_OPS:
-        solution, meta, cpsat_bound = _whole_model(inst, dag, solution, bound,
-                                                   budget * WHOLE_MODEL_SHARE, seed,
+        whole = search.share(WHOLE_MODEL_SHARE)
+        solution, meta, cpsat_bound = _whole_model(inst, dag, solution, bound, whole, seed,
                                                    workers, emit)
-        budget *= 1 - WHOLE_MODEL_SHARE
+        search.absorb(whole)
     if inst.n_ops and meta["status"] != "OPTIMAL":
-        result = improve(inst, dag, solution, budget=budget, seed=seed, workers=workers,
+        result = improve(inst, dag, solution, search, seed=seed, workers=workers,
                          lower=max(bound, cpsat_bound or 0),
                          on_improve=lambda m: emit("lns", m))
         meta["lns_windows"] = result.windows
@@ -144,9 +148,10 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
         parts["cpsat"] = cpsat_bound
         bound = max(bound, cpsat_bound)
     if secondary == "peak-memory":
-        solution, meta["secondary"] = _peak_memory(inst, dag, solution, bound,
-                                                   time_limit * SECONDARY_SHARE, seed,
+        budget.absorb(search)
+        solution, meta["secondary"] = _peak_memory(inst, dag, solution, bound, budget, seed,
                                                    workers)
+    meta["reproducible"] = not budget.cut
     makespan = solution.makespan(inst)
     meta.update({"bound": bound, "cpsat_bound": cpsat_bound,
                  "gap": round((makespan - bound) / makespan, 6) if makespan else 0.0,
@@ -159,23 +164,22 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
                        busy_share=figures.busy_share, peak_bytes=figures.peak_bytes)
 
 
-def _whole_model(inst: Instance, dag: Any, solution: Solution, bound: int, budget: float,
+def _whole_model(inst: Instance, dag: Any, solution: Solution, bound: int, budget: Budget,
                  seed: int, workers: int, emit: Callable[[str, int], None]
                  ) -> tuple[Solution, dict[str, Any], int | None]:
     """CP-SAT on the whole problem, hinted with ``solution``; keeps it if nothing better."""
     inc = Incumbent.of(inst, dag, solution)
     built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan)
-    outcome = solve_built(built, work=budget, seed=seed, workers=workers,
+    outcome = solve_built(built, budget, work=budget.left, seed=seed, workers=workers,
                           on_objective=lambda m: emit("cp-sat", m))
-    meta: dict[str, Any] = {"solver": "constructive", "status": outcome.status,
-                            "reproducible": not outcome.wall_limit_hit}
+    meta: dict[str, Any] = {"solver": "constructive", "status": outcome.status}
     if outcome.solution is None:
         return solution, meta, None
     meta["solver"] = "cp-sat"
     return outcome.solution, meta, outcome.bound
 
 
-def _peak_memory(inst: Instance, dag: Any, solution: Solution, bound: int, seconds: float,
+def _peak_memory(inst: Instance, dag: Any, solution: Solution, bound: int, budget: Budget,
                  seed: int, workers: int) -> tuple[Solution, dict[str, Any]]:
     """Minimise the highest address used per memory, keeping the makespan."""
     if inst.n_ops > WHOLE_MODEL_MAX_OPS:
@@ -183,8 +187,7 @@ def _peak_memory(inst: Instance, dag: Any, solution: Solution, bound: int, secon
     inc = Incumbent.of(inst, dag, solution)
     built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan,
                   peak_memory_at=inc.makespan)
-    outcome = solve_built(built, work=seconds,
-                          seed=seed, workers=workers)
+    outcome = solve_built(built, budget, work=budget.left, seed=seed, workers=workers)
     before = sum(peak_bytes(inst, solution).values())
     after = sum(peak_bytes(inst, outcome.solution).values()) if outcome.solution else before
     if outcome.solution is None or after >= before:

@@ -13,9 +13,15 @@ plus a seeded random jitter; a sweep that improves nothing doubles the window si
 lowers the sum of start times (room for the next window); the incumbent stays legal
 throughout, since every model contains the incumbent itself (shift zero) as its hint.
 
-The budget is deterministic: each window is charged the work it was granted (a conflict
-cap, see :mod:`schedsearch.cpsat.model`) plus a fixed amount per model node for
-building it, never a measured time, so runs repeat for a seed.
+With W workers, each round solves the next W windows of the sweep side by side from the
+same incumbent and accepts the best (windows that overlap would conflict; the next sweep
+finds again what the others found).
+
+The budget is deterministic: a round is charged the conflicts its longest run used (see
+:mod:`schedsearch.cpsat.model`) plus a fixed amount per node for building the models,
+never a measured time, so runs repeat for a seed and worker count. The wall-clock
+deadline of :class:`~schedsearch.budget.Budget` stops the loop early only on a machine
+slower than calibrated.
 """
 
 from __future__ import annotations
@@ -25,7 +31,8 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from schedsearch.cpsat.model import build, solve_built
+from schedsearch.budget import Budget
+from schedsearch.cpsat.model import PORTFOLIO_STRIDE, build, solve_each
 from schedsearch.cpsat.variables import Incumbent, Neighbourhood, Status
 from schedsearch.hazards import Dag
 from schedsearch.instance import Instance
@@ -37,8 +44,10 @@ FIRST_WINDOW = 30
 MAX_WINDOW = 120
 #: Work (calibrated seconds) one window's CP-SAT run may use.
 WINDOW_LIMIT = 1.0
-#: Work charged per node of a window model, for building and reading it.
-CHARGE_PER_NODE = 4e-4
+#: Work charged per node of a window model, for building and reading it, and per node of
+#: the whole problem, for the scans every window makes (ranking, edges, read-back).
+CHARGE_PER_NODE = 1e-3
+CHARGE_PER_SCAN = 2e-5
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,37 +90,61 @@ def _score(inst: Instance, solution: Solution) -> tuple[int, int]:
     return solution.makespan(inst), sum(solution.starts)
 
 
-def improve(inst: Instance, dag: Dag, solution: Solution, *, budget: float, seed: int,
+class _Sweep:
+    """Where the next window starts and how big it is (see the module docstring)."""
+
+    def __init__(self, n_nodes: int, seed: int) -> None:
+        self.n_nodes = n_nodes
+        self.rng = random.Random(seed)
+        self.size = min(FIRST_WINDOW, n_nodes)
+        self.first = 0
+        self.improved = False
+
+    def next(self) -> tuple[int, int]:
+        """The next window ``(first rank, size)``; advances the sweep."""
+        current = (self.first, self.size)
+        self.first += max(1, self.size // 2 + self.rng.randrange(max(1, self.size // 4)))
+        if self.first + self.size // 2 >= self.n_nodes:
+            if not self.improved:
+                self.size = min(2 * self.size, MAX_WINDOW, self.n_nodes)
+            self.first, self.improved = 0, False
+        return current
+
+
+def improve(inst: Instance, dag: Dag, solution: Solution, budget: Budget, *, seed: int,
             workers: int, lower: int,
             on_improve: Callable[[int], None] | None = None) -> LnsResult:
-    """Improve ``solution`` by window re-solves until ``budget`` (calibrated seconds of
-    work) is spent or the makespan reaches ``lower``."""
-    rng = random.Random(seed)
+    """Improve ``solution`` by window re-solves until ``budget`` is spent or exhausted, or
+    the makespan reaches ``lower``.
+
+    Each round builds ``workers`` consecutive windows of the sweep from the same incumbent
+    and solves them side by side (one thread each); the best improving answer is
+    accepted, the earliest window on ties, so the result depends on ``seed`` and
+    ``workers`` only (unless the deadline cut a round).
+    """
     inc = Incumbent.of(inst, dag, solution)
     best = _score(inst, solution)
-    size = min(FIRST_WINDOW, dag.n_nodes)
-    spent, windows, accepted = 0.0, 0, 0
-    first, improved_this_sweep = 0, False
-    while spent < budget and best[0] > lower:
-        hood, region_end = window(inst, dag, inc, first, size)
-        built = build(inst, dag, inc, hood, 0, region_end)
-        moving = sum(1 for s in hood.status if s in (Status.FREE, Status.SHIFTED))
-        limit = min(WINDOW_LIMIT, budget - spent)
-        outcome = solve_built(built, work=limit, seed=seed + windows,
-                              workers=workers)
-        spent += limit + CHARGE_PER_NODE * moving
-        windows += 1
-        if outcome.solution is not None and _score(inst, outcome.solution) < best:
-            solution = outcome.solution
-            best = _score(inst, solution)
+    sweep = _Sweep(dag.n_nodes, seed)
+    windows = accepted = 0
+    while best[0] > lower and not budget.exhausted():
+        builts = []
+        for _ in range(workers):
+            hood, region_end = window(inst, dag, inc, *sweep.next())
+            builts.append(build(inst, dag, inc, hood, 0, region_end))
+            moving = sum(1 for s in hood.status if s in (Status.FREE, Status.SHIFTED))
+            budget.charge(CHARGE_PER_NODE * moving + CHARGE_PER_SCAN * dag.n_nodes)
+        seeds = [seed * PORTFOLIO_STRIDE + windows + k for k in range(workers)]
+        outcomes = solve_each(builts, budget, work=WINDOW_LIMIT, seeds=seeds)
+        windows += workers
+        scored = [(_score(inst, o.solution), k) for k, o in enumerate(outcomes)
+                  if o.solution is not None]
+        if scored and min(scored)[0] < best:
+            best, k = min(scored)
+            solution = outcomes[k].solution
+            assert solution is not None
             inc = Incumbent.of(inst, dag, solution)
             accepted += 1
-            improved_this_sweep = True
+            sweep.improved = True
             if on_improve is not None:
                 on_improve(best[0])
-        first += max(1, size // 2 + rng.randrange(max(1, size // 4)))
-        if first + size // 2 >= dag.n_nodes:
-            if not improved_this_sweep:
-                size = min(2 * size, MAX_WINDOW, dag.n_nodes)
-            first, improved_this_sweep = 0, False
     return LnsResult(solution, windows, accepted)

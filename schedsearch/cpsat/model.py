@@ -4,27 +4,29 @@ Every model starts from a legal incumbent and is given a complete hint from it (
 variable, the shift at zero), so CP-SAT begins from a feasible point: without one, the
 NoOverlap2D of a memory that binds leaves it with no solution at all for minutes.
 
-Reproducibility: CP-SAT with several workers under a wall-clock limit is not
-deterministic, and measured on these models (OR-Tools 9.15) neither is a run stopped by
-``max_deterministic_time``: the same model gave different solutions, even with one
-worker. What did repeat: a cap on the number of conflicts (a pure counter) with one
-worker in plain sequential search. Several workers under ``interleave_search`` repeated
-too but ran 5-8 times slower per conflict, so the wall-clock safety net cut them at
-machine-dependent points. So every solve runs one sequential worker, seeded with
-``seed`` and the requested worker count (different counts explore differently, the same
-count repeats), and stops on ``max_number_of_conflicts`` derived from the work granted
-(in calibrated seconds). A wall-clock limit is set too, far beyond, only as a safety
-net; :class:`Outcome` reports whether it was hit (then the run may not repeat exactly).
+Reproducibility and workers: CP-SAT with several workers under a wall-clock limit is
+not deterministic, and measured on these models (OR-Tools 9.15) neither is a run stopped
+by ``max_deterministic_time``. What repeats: one sequential worker stopped by a cap on
+the number of conflicts (a pure counter). Several workers under ``interleave_search``
+repeat too but ran 5-8 times slower per conflict. So W workers are used as a portfolio:
+W independent single-worker runs (different seeds; all but the first randomise their
+search) in W Python threads, which run truly in parallel because ``CpSolver.solve``
+releases the GIL; the best answer wins, the lowest member on ties. Each run stops on
+``max_number_of_conflicts`` derived from the work granted (calibrated seconds), or at the
+:class:`~schedsearch.budget.Budget`'s wall-clock deadline, which only a machine much
+slower or busier than calibrated reaches; :class:`Outcome` then says the run was cut.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
+from schedsearch.budget import Budget
 from schedsearch.cpsat.constraints import add_memory, add_precedences, add_resources
 from schedsearch.cpsat.objective import makespan_var, minimise_makespan, minimise_peak_memory
 from schedsearch.cpsat.variables import (
@@ -41,14 +43,22 @@ from schedsearch.hazards import Dag
 from schedsearch.instance import Instance
 from schedsearch.solution import Solution
 
-__all__ = ["Built", "Outcome", "build", "solve_built", "whole_problem",
-           "CONFLICTS_PER_SECOND"]
+__all__ = ["Built", "Outcome", "build", "solve_built", "solve_each", "whole_problem",
+           "portfolio_seeds", "conflict_cost", "SECONDS_PER_CONFLICT"]
 
-#: Calibration: conflicts CP-SAT works through per wall second on these models (measured
-#: on a 2-core machine; 3000 conflicts took 1.3-1.9 s with one worker).
-CONFLICTS_PER_SECOND = 2000
-#: The wall-clock safety net is this many times the calibrated time, plus a second.
-WALL_SAFETY_FACTOR = 4.0
+#: Calibration: wall seconds one conflict costs a single CP-SAT worker on a model of
+#: 1,000 constraints; the cost grows as ``constraints ** 1.5``. Measured on a shared
+#: 2-core machine (load 2-6) for LNS windows of 30-120 ops and whole models of 130 ops
+#: (500-2,400 constraints): 1.1e-8 to 3.6e-8 s x constraints ** 1.5, i.e. 3.5e-4 to
+#: 1.1e-3 s here, and up to 2.7 times the low end with two runs side by side while
+#: other jobs ran. Set slower still on purpose, so that the work budget, not the
+#: deadline, normally ends a run; an idle machine then stops well before the limit.
+SECONDS_PER_CONFLICT = 2e-3
+#: Small models do not get proportionally cheaper conflicts (a fixed cost per conflict
+#: remains): the cost never falls below this share of the 1,000-constraint figure.
+SMALL_MODEL_FLOOR = 0.2
+#: Portfolio member ``i`` of seed ``s`` runs with CP-SAT seed ``PORTFOLIO_STRIDE * s + i``.
+PORTFOLIO_STRIDE = 1000
 
 
 @dataclass(slots=True)
@@ -70,7 +80,7 @@ class Outcome:
     objective: int | None
     bound: int | None
     wall_s: float
-    wall_limit_hit: bool
+    cut: bool  # the deadline stopped a run before its conflict cap: it may not repeat
 
 
 def whole_problem(dag: Dag, inc: Incumbent) -> Neighbourhood:
@@ -156,26 +166,111 @@ class _Watcher(cp_model.CpSolverSolutionCallback):
         self.report(round(self.objective_value))
 
 
-def solve_built(built: Built, *, work: float, seed: int, workers: int,
-                on_objective: Callable[[int], None] | None = None) -> Outcome:
-    """Solve with reproducible parameters (see the module docstring); ``work`` is in
-    calibrated seconds."""
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """One single-worker CP-SAT run: what it found and how it stopped."""
+
+    status: str
+    solution: Solution | None
+    objective: int | None
+    bound: int | None
+    conflicts: int
+    cut: bool
+
+
+def _run(built: Built, seed: int, conflicts: int, wall: float,
+         on_objective: Callable[[int], None] | None) -> _Run:
+    """Solve ``built`` with one sequential worker (the reproducible configuration, see the
+    module docstring), stopping after ``conflicts`` conflicts or ``wall`` seconds."""
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = 1
-    params.random_seed = seed + 1000 * (workers - 1)
-    params.max_number_of_conflicts = max(1, round(work * CONFLICTS_PER_SECOND))
-    wall_limit = WALL_SAFETY_FACTOR * work + 1.0
-    params.max_time_in_seconds = wall_limit
-    begin = time.perf_counter()
-    watcher = _Watcher(on_objective) if on_objective else None
-    status = solver.solve(built.model, watcher)
-    wall = time.perf_counter() - begin
-    name = solver.status_name(status)
+    params.random_seed = seed
+    params.randomize_search = seed % PORTFOLIO_STRIDE != 0
+    params.max_number_of_conflicts = conflicts
+    params.max_time_in_seconds = max(wall, 0.001)
+    status = solver.solve(built.model, _Watcher(on_objective) if on_objective else None)
     found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    return Outcome(
-        status=name, solution=_extract(built, solver) if found else None,
+    proven = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+    return _Run(
+        status=solver.status_name(status),
+        solution=_extract(built, solver) if found else None,
         objective=round(solver.objective_value) if found else None,
         bound=int(-(-solver.best_objective_bound // 1)) if found else None,
-        wall_s=wall,
-        wall_limit_hit=wall >= wall_limit * 0.99)
+        conflicts=solver.num_conflicts,
+        cut=not proven and solver.num_conflicts < conflicts)
+
+
+def conflict_cost(built: Built) -> float:
+    """Calibrated seconds one conflict of ``built`` costs (see :data:`SECONDS_PER_CONFLICT`);
+    a function of the model alone, so budgets derived from it repeat."""
+    size = len(built.model.proto.constraints) / 1000
+    return SECONDS_PER_CONFLICT * max(SMALL_MODEL_FLOOR, size ** 1.5)
+
+
+def _parallel(jobs: list[tuple[Built, int]], budget: Budget, work: float,
+              on_objective: Callable[[int], None] | None) -> list[_Run]:
+    """Run each ``(model, seed)`` in a thread of its own, side by side.
+
+    ``CpSolver.solve`` releases the GIL (measured: a Python loop keeps running while a
+    solve is in progress), so W runs use W cores. Each run is granted ``work`` calibrated
+    seconds of conflicts and stops at the budget's deadline at the latest; the budget is
+    charged the largest amount of work one run used, since they ran at the same time.
+    """
+    granted = min(work, budget.left)
+    costs = [conflict_cost(built) for built, _ in jobs]
+    caps = [max(1, round(granted / cost)) for cost in costs]
+    wall = budget.wall_left()
+    if len(jobs) == 1:
+        runs = [_run(*jobs[0], caps[0], wall, on_objective)]
+    else:
+        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+            futures = [pool.submit(_run, built, seed, cap, wall, on_objective)
+                       for (built, seed), cap in zip(jobs, caps, strict=True)]
+            runs = [future.result() for future in futures]
+    budget.charge(max(min(run.conflicts, cap) * cost
+                      for run, cap, cost in zip(runs, caps, costs, strict=True)))
+    if any(run.cut for run in runs):
+        budget.cut = True
+    return runs
+
+
+def portfolio_seeds(seed: int, workers: int) -> list[int]:
+    """The CP-SAT seeds of a ``workers``-member portfolio: member 0 runs the plain search
+    (seed ``PORTFOLIO_STRIDE * seed``), the others a randomised one."""
+    return [PORTFOLIO_STRIDE * seed + i for i in range(workers)]
+
+
+def solve_built(built: Built, budget: Budget, *, work: float, seed: int, workers: int,
+                on_objective: Callable[[int], None] | None = None) -> Outcome:
+    """A portfolio of ``workers`` single-worker runs of one model with different seeds,
+    in parallel; the best objective wins, ties going to the lowest member, so the answer
+    depends only on the model, ``seed``, ``workers`` and the work granted (unless the
+    deadline cut a run: then ``Outcome.cut``). The budget is charged (see :func:`_parallel`)."""
+    begin = time.perf_counter()
+    cut_before = budget.cut
+    runs = _parallel([(built, s) for s in portfolio_seeds(seed, workers)], budget, work,
+                     on_objective)
+    best = _best(runs)
+    bounds = [run.bound for run in runs if run.bound is not None]
+    status = "OPTIMAL" if any(run.status == "OPTIMAL" for run in runs) else best.status
+    return Outcome(status=status, solution=best.solution, objective=best.objective,
+                   bound=max(bounds) if bounds else None,
+                   wall_s=time.perf_counter() - begin,
+                   cut=budget.cut and not cut_before)
+
+
+def solve_each(builts: list[Built], budget: Budget, *, work: float,
+               seeds: list[int]) -> list[Outcome]:
+    """Several models (LNS windows, say), one single-worker run each, in parallel."""
+    begin = time.perf_counter()
+    runs = _parallel(list(zip(builts, seeds, strict=True)), budget, work, None)
+    wall = time.perf_counter() - begin
+    return [Outcome(status=run.status, solution=run.solution, objective=run.objective,
+                    bound=run.bound, wall_s=wall, cut=run.cut) for run in runs]
+
+
+def _best(runs: list[_Run]) -> _Run:
+    """The run with the smallest objective; the lowest index among equals."""
+    found = [run for run in runs if run.objective is not None]
+    return min(found, key=lambda run: run.objective or 0) if found else runs[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from schedsearch.budget import Budget
 from schedsearch.constructive import construct
 from schedsearch.cpsat.model import build, solve_built, whole_problem
 from schedsearch.cpsat.variables import Incumbent
@@ -18,7 +19,7 @@ def test_cpsat_improves_or_equals_the_warm_start_and_stays_legal() -> None:
     warm = construct(inst, dag)
     inc = Incumbent.of(inst, dag, warm)
     built = build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan)
-    outcome = solve_built(built, work=0.5, seed=0, workers=2)
+    outcome = solve_built(built, Budget.start(30), work=0.5, seed=0, workers=2)
     assert outcome.solution is not None
     assert outcome.solution.makespan(inst) <= warm.makespan(inst)
     assert outcome.bound is not None and outcome.bound <= outcome.solution.makespan(inst)
@@ -30,7 +31,7 @@ def test_tiny_problem_is_solved_to_optimality() -> None:
     dag = build_dag(inst)
     inc = Incumbent.of(inst, dag, construct(inst, dag))
     outcome = solve_built(build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan),
-                          work=1.0, seed=0, workers=1)
+                          Budget.start(30), work=1.0, seed=0, workers=1)
     assert outcome.status == "OPTIMAL"
     # ldA and ldB in parallel (fast + slow mode fit the budget), mm, store.
     assert outcome.objective == 20 + 20 + 10

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from schedsearch.budget import Budget
 from schedsearch.constructive import construct
 from schedsearch.cpsat.variables import Incumbent, Status
 from schedsearch.hazards import build_dag
@@ -35,8 +36,10 @@ def test_window_frees_ranks_in_its_time_range_and_pins_what_came_before() -> Non
 
 def test_improve_is_never_worse_legal_and_reproducible() -> None:
     inst, dag, solution = _setup()
-    first = improve(inst, dag, solution, budget=2.0, seed=1, workers=2, lower=0)
-    again = improve(inst, dag, solution, budget=2.0, seed=1, workers=2, lower=0)
+    first = improve(inst, dag, solution, Budget.start(0.5, wall=60), seed=1, workers=2,
+                    lower=0)
+    again = improve(inst, dag, solution, Budget.start(0.5, wall=60), seed=1, workers=2,
+                    lower=0)
     assert first.solution.makespan(inst) <= solution.makespan(inst)
     assert first.windows >= 1
     assert first.solution == again.solution

@@ -1,0 +1,72 @@
+"""The time limit, kept twice: as deterministic work, and as a hard wall-clock deadline.
+
+Why two clocks. A search stopped by wall time stops at a machine- and load-dependent
+point, so the same seed would give different schedules; a search stopped by counting its
+own work (CP-SAT conflicts, model nodes built) repeats exactly. So every stage spends
+*work*, measured in calibrated seconds (see :func:`schedsearch.cpsat.model.conflict_cost`),
+and stops when its share is spent: that is the normal stopping rule. The calibration is
+conservative, so on an idle machine the work runs out before the wall clock does. On a
+loaded machine it may not: then the *deadline* cuts the search wherever it is, the answer
+is still the best legal schedule found, and :attr:`Budget.cut` records that this run may
+not repeat (``meta.reproducible = false``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+__all__ = ["Budget"]
+
+
+@dataclass(slots=True)
+class Budget:
+    """``work`` calibrated seconds granted, ``spent`` of them used; ``deadline`` a
+    :func:`time.perf_counter` value; ``cut`` once the deadline stopped something."""
+
+    work: float
+    deadline: float
+    spent: float = 0.0
+    cut: bool = False
+
+    @staticmethod
+    def start(seconds: float, *, wall: float | None = None,
+              begin: float | None = None) -> Budget:
+        """A budget of ``seconds`` of work and ``wall`` (default: the same) seconds of
+        wall time counted from ``begin`` (default: now)."""
+        now = time.perf_counter() if begin is None else begin
+        return Budget(work=seconds, deadline=now + (seconds if wall is None else wall))
+
+    @property
+    def left(self) -> float:
+        return self.work - self.spent
+
+    def wall_left(self) -> float:
+        return max(0.0, self.deadline - time.perf_counter())
+
+    def exhausted(self) -> bool:
+        """True when the work is spent, or the deadline passed (which marks the cut)."""
+        if self.left <= 0:
+            return True
+        if time.perf_counter() >= self.deadline:
+            self.cut = True
+            return True
+        return False
+
+    def charge(self, work: float) -> None:
+        self.spent += work
+
+    def share(self, fraction: float, *, wall: float | None = None) -> Budget:
+        """A sub-budget for one stage: ``fraction`` of the work left, and ``wall`` (by
+        default the same fraction) of the wall time left, so that a stage whose work runs
+        slower than calibrated still leaves the later stages their time. Give it back
+        with :meth:`absorb`."""
+        now = time.perf_counter()
+        wall_fraction = fraction if wall is None else wall
+        return Budget(work=max(0.0, self.left) * fraction,
+                      deadline=min(self.deadline, now + wall_fraction * self.wall_left()))
+
+    def absorb(self, child: Budget) -> None:
+        """Charge what a sub-budget spent, and inherit its cut."""
+        self.spent += child.spent
+        self.cut = self.cut or child.cut
