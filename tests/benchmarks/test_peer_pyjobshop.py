@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from benchmarks.peer_pyjobshop import ample_target, first_reaching, peer_instance
+import checker
+from benchmarks.peer_pyjobshop import (
+    PeerResult,
+    ample_target,
+    first_reaching,
+    peer_instance,
+    peer_schedule,
+)
 from models.formats import Access, Buffer, Memory, Mode, Op, Problem, Target, Task, Tensor
 
 
@@ -64,3 +71,28 @@ def test_time_to_reach_a_makespan() -> None:
     assert first_reaching(trace, 100) == 0.1
     assert first_reaching(trace, 79) is None
     assert first_reaching([], 1) is None
+
+
+def _answer(starts: tuple[int, ...], modes: tuple[int, ...] = (0, 1, 0)) -> PeerResult:
+    return PeerResult(modes=modes, starts=starts, makespan=None, trace=(),
+                      status="OPTIMAL", wall_s=0.0)
+
+
+def test_a_peer_answer_becomes_a_schedule_the_checker_accepts() -> None:
+    problem = _problem()
+    ample = ample_target(problem, _target(capacity=1024))
+    # ld [0, 10), vec in its 2-unit mode [10, 15), other [10, 13): legal.
+    document = peer_schedule(problem, ample, _answer((0, 10, 10)))
+    report = checker.verify(document)
+    assert report.legal, report.violations
+    assert document["ops"]["vec"]["units"]["VX"] == [0, 1]
+    assert document["buffers"]["b"] == {"offset": 0, "alloc": 0, "free": 15}
+
+
+def test_a_peer_answer_that_breaks_a_precedence_is_caught() -> None:
+    problem = _problem()
+    ample = ample_target(problem, _target())
+    # vec starts before the load that writes the value it reads has ended.
+    codes = {v.code for v in checker.verify(
+        peer_schedule(problem, ample, _answer((0, 5, 10)))).violations}
+    assert "STALE_READ" in codes
