@@ -50,6 +50,7 @@ from schedsearch.cpsat.variables import Incumbent
 from schedsearch.hazards import build_dag
 from schedsearch.instance import Instance, build_instance
 from schedsearch.lns import improve
+from schedsearch.offsets import place_offsets
 from schedsearch.solution import Solution, peak_bytes, to_schedule
 
 __all__ = ["solve", "solve_report", "Progress", "SolveReport", "SECONDARIES",
@@ -89,20 +90,22 @@ class SolveReport:
 
 def solve(problem: Problem, target: Target, *, time_limit: float = 10.0, seed: int = 0,
           workers: int = 2, granularity: str = "tile", secondary: str | None = None,
+          placement: bool = True,
           progress: Callable[[Progress], None] | None = None) -> Schedule:
     """A legal schedule of ``problem`` on ``target`` with the shortest makespan found.
 
     Raises :class:`InputError` for a problem that cannot fit or whose dependencies form a
-    cycle. ``granularity="task"`` puts a barrier between consecutive tasks.
+    cycle. ``granularity="task"`` puts a barrier between consecutive tasks. ``placement``
+    lets LNS windows relax memory and have the placement engine assign addresses.
     """
     return solve_report(problem, target, time_limit=time_limit, seed=seed, workers=workers,
-                        granularity=granularity, secondary=secondary,
+                        granularity=granularity, secondary=secondary, placement=placement,
                         progress=progress).schedule
 
 
 def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
                  seed: int = 0, workers: int = 2, granularity: str = "tile",
-                 secondary: str | None = None,
+                 secondary: str | None = None, placement: bool = True,
                  progress: Callable[[Progress], None] | None = None,
                  source: str = "<problem>") -> SolveReport:
     """:func:`solve`, with the lower bound and the cost model's figures of the result."""
@@ -133,11 +136,11 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
     if 0 < inst.n_ops <= WHOLE_MODEL_MAX_OPS:
         whole = search.share(WHOLE_MODEL_SHARE)
         solution, meta, cpsat_bound = _whole_model(inst, dag, solution, bound, whole, seed,
-                                                   workers, emit)
+                                                   workers, placement, emit)
         search.absorb(whole)
     if inst.n_ops and meta["status"] != "OPTIMAL":
         result = improve(inst, dag, solution, search, seed=seed, workers=workers,
-                         lower=max(bound, cpsat_bound or 0),
+                         lower=max(bound, cpsat_bound or 0), placement=placement,
                          on_improve=lambda m: emit("lns", m))
         meta["lns_windows"] = result.windows
         meta["lns_accepted"] = result.accepted
@@ -156,6 +159,7 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
     meta.update({"bound": bound, "cpsat_bound": cpsat_bound,
                  "gap": round((makespan - bound) / makespan, 6) if makespan else 0.0,
                  "seed": seed, "workers": workers, "granularity": granularity,
+                 "placement": placement,
                  "wall_s": round(time.perf_counter() - begin, 3)})
     schedule = to_schedule(inst, solution, meta)
     figures = evaluate(schedule)
@@ -165,18 +169,26 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
 
 
 def _whole_model(inst: Instance, dag: Any, solution: Solution, bound: int, budget: Budget,
-                 seed: int, workers: int, emit: Callable[[str, int], None]
+                 seed: int, workers: int, placement: bool, emit: Callable[[str, int], None]
                  ) -> tuple[Solution, dict[str, Any], int | None]:
-    """CP-SAT on the whole problem, hinted with ``solution``; keeps it if nothing better."""
+    """CP-SAT on the whole problem, hinted with ``solution``; keeps it if nothing better.
+    With ``placement`` memory is relaxed to a cumulative (its bound stays valid) and the
+    placement engine assigns the addresses; an answer it cannot place is dropped."""
     inc = Incumbent.of(inst, dag, solution)
-    built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan)
+    built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan,
+                  offsets=not placement)
     outcome = solve_built(built, budget, work=budget.left, seed=seed, workers=workers,
                           on_objective=lambda m: emit("cp-sat", m))
     meta: dict[str, Any] = {"solver": "constructive", "status": outcome.status}
-    if outcome.solution is None:
-        return solution, meta, None
+    found = outcome.solution
+    if found is not None and placement:
+        found = place_offsets(inst, found, solution, budget, seed)
+        if found is None:
+            meta["status"] = "UNPLACED"
+    if found is None:
+        return solution, meta, outcome.bound
     meta["solver"] = "cp-sat"
-    return outcome.solution, meta, outcome.bound
+    return found, meta, outcome.bound
 
 
 def _peak_memory(inst: Instance, dag: Any, solution: Solution, bound: int, budget: Budget,

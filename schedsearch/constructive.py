@@ -387,8 +387,8 @@ _PORTFOLIO = (("all", "breadth", 64), ("all", "depth", 64), ("priced", "breadth"
 #: Tried only when every portfolio pass stalled, in turn: (sequence, window, guard).
 _FALLBACK = (("depth", 16, True), ("depth", 0, False))
 #: Work charged per op for one pass (calibrated seconds; measured 3e-5 to 6e-5 s on a
-#: shared 2-core machine at 500-8,000 ops).
-CHARGE_PER_OP = 8e-5
+#: shared 2-core machine at 500-8,000 ops, more under load).
+CHARGE_PER_OP = 1.5e-4
 #: Relative tolerance under which a mode's price counts as its op's cheapest.
 _PRICE_TOLERANCE = 1e-6
 

@@ -36,6 +36,7 @@ from schedsearch.cpsat.model import PORTFOLIO_STRIDE, build, solve_each
 from schedsearch.cpsat.variables import Incumbent, Neighbourhood, Status
 from schedsearch.hazards import Dag
 from schedsearch.instance import Instance
+from schedsearch.offsets import place_offsets
 from schedsearch.solution import Solution
 
 __all__ = ["LnsResult", "improve", "window", "FIRST_WINDOW", "MAX_WINDOW"]
@@ -112,7 +113,7 @@ class _Sweep:
 
 
 def improve(inst: Instance, dag: Dag, solution: Solution, budget: Budget, *, seed: int,
-            workers: int, lower: int,
+            workers: int, lower: int, placement: bool = True,
             on_improve: Callable[[int], None] | None = None) -> LnsResult:
     """Improve ``solution`` by window re-solves until ``budget`` is spent or exhausted, or
     the makespan reaches ``lower``.
@@ -120,7 +121,9 @@ def improve(inst: Instance, dag: Dag, solution: Solution, budget: Budget, *, see
     Each round builds ``workers`` consecutive windows of the sweep from the same incumbent
     and solves them side by side (one thread each); the best improving answer is
     accepted, the earliest window on ties, so the result depends on ``seed`` and
-    ``workers`` only (unless the deadline cut a round).
+    ``workers`` only (unless the deadline cut a round). With ``placement`` the windows
+    keep memory as a cumulative only and the placement engine gives the moved buffers
+    their addresses (:mod:`schedsearch.offsets`); a candidate it cannot place is dropped.
     """
     inc = Incumbent.of(inst, dag, solution)
     best = _score(inst, solution)
@@ -130,21 +133,26 @@ def improve(inst: Instance, dag: Dag, solution: Solution, budget: Budget, *, see
         builts = []
         for _ in range(workers):
             hood, region_end = window(inst, dag, inc, *sweep.next())
-            builts.append(build(inst, dag, inc, hood, 0, region_end))
+            builts.append(build(inst, dag, inc, hood, 0, region_end, offsets=not placement))
             moving = sum(1 for s in hood.status if s in (Status.FREE, Status.SHIFTED))
             budget.charge(CHARGE_PER_NODE * moving + CHARGE_PER_SCAN * dag.n_nodes)
         seeds = [seed * PORTFOLIO_STRIDE + windows + k for k in range(workers)]
         outcomes = solve_each(builts, budget, work=WINDOW_LIMIT, seeds=seeds)
         windows += workers
-        scored = [(_score(inst, o.solution), k) for k, o in enumerate(outcomes)
-                  if o.solution is not None]
-        if scored and min(scored)[0] < best:
-            best, k = min(scored)
-            solution = outcomes[k].solution
-            assert solution is not None
+        candidates = sorted((_score(inst, o.solution), k, o.solution) for k, o in
+                            enumerate(outcomes) if o.solution is not None)
+        for score, _, candidate in candidates:
+            if score >= best:
+                break
+            if placement:
+                candidate = place_offsets(inst, candidate, solution, budget, seed)
+                if candidate is None:
+                    continue
+            solution, best = candidate, score
             inc = Incumbent.of(inst, dag, solution)
             accepted += 1
             sweep.improved = True
             if on_improve is not None:
                 on_improve(best[0])
+            break
     return LnsResult(solution, windows, accepted)

@@ -8,6 +8,9 @@
 * ALIAS / MEM_RANGE / LIFETIME: per memory, NoOverlap2D over (buffer window x address
   range), offsets aligned by construction, windows bounding their accessors; plus a
   redundant cumulative of buffer sizes, which prunes far earlier than NoOverlap2D alone.
+  The *relaxed* model keeps only the cumulative (bytes in use fit the capacity at every
+  instant): much faster, but its answer needs addresses from the placement engine
+  (:mod:`schedsearch.offsets`) before it is legal.
 
 Pairs that cannot be violated whatever the solver decides (two pinned nodes, two nodes
 shifted together, anything involving an ABSENT node) are left out.
@@ -56,15 +59,18 @@ def add_resources(model: cp_model.CpModel, inst: Instance, nodes: list[NodeVars]
 
 
 def add_memory(model: cp_model.CpModel, inst: Instance,
-               buffers: dict[int, BufferVars]) -> None:
+               buffers: dict[int, BufferVars], offsets: bool = True) -> None:
+    """NoOverlap2D and the redundant cumulative; without ``offsets``, the cumulative
+    alone (a relaxation: the placement engine must then find the addresses)."""
     by_memory: dict[str, list[int]] = defaultdict(list)
     for b in buffers:
         by_memory[inst.buffer_memory[b]].append(b)
     for memory, members in sorted(by_memory.items()):
         if len(members) < 2:
             continue
-        model.add_no_overlap_2d([buffers[b].time for b in members],
-                                [buffers[b].address for b in members])
+        if offsets:
+            model.add_no_overlap_2d([buffers[b].time for b in members],
+                                    [buffers[b].address for b in members])
         capacity = inst.target.memories[memory].capacity_bytes
         sizes = [inst.buffer_size[b] for b in members]
         if sum(sizes) > capacity:

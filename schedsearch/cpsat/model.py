@@ -90,16 +90,18 @@ def whole_problem(dag: Dag, inc: Incumbent) -> Neighbourhood:
 
 
 def build(inst: Instance, dag: Dag, inc: Incumbent, hood: Neighbourhood, lower: int,
-          region_end: int, peak_memory_at: int | None = None) -> Built:
+          region_end: int, peak_memory_at: int | None = None,
+          offsets: bool = True) -> Built:
     """The model of ``hood``; with ``peak_memory_at``, makespan is capped there and the
-    objective is peak memory instead."""
+    objective is peak memory instead; without ``offsets``, memory is the relaxed
+    cumulative only (see :mod:`.constraints`) and every offset is the incumbent's."""
     model = cp_model.CpModel()
     delta = new_delta(model, hood)
     nodes = new_nodes(model, inst, dag, inc, hood, delta)
-    buffers = new_buffers(model, inst, inc, hood, nodes, delta, region_end)
+    buffers = new_buffers(model, inst, inc, hood, nodes, delta, region_end, offsets)
     add_precedences(model, dag, nodes)
     add_resources(model, inst, nodes, hood)
-    add_memory(model, inst, buffers)
+    add_memory(model, inst, buffers, offsets)
     makespan = makespan_var(model, nodes, inc, hood, delta, lower)
     if peak_memory_at is None:
         minimise_makespan(model, makespan, delta, hood)

@@ -147,9 +147,11 @@ def _free_node(model: cp_model.CpModel, inst: Instance, dag: Dag, v: int,
 
 def new_buffers(model: cp_model.CpModel, inst: Instance, inc: Incumbent, hood: Neighbourhood,
                 nodes: list[NodeVars], delta: cp_model.IntVar | int,
-                region_end: int) -> dict[int, BufferVars]:
+                region_end: int, offsets: bool = True) -> dict[int, BufferVars]:
     """Buffers whose rectangles can meet a moving one: those with a FREE or SHIFTED
-    accessor, and pinned ones whose incumbent window meets ``[t0, region_end)``."""
+    accessor, and pinned ones whose incumbent window meets ``[t0, region_end)``.
+    Without ``offsets`` no offset is decided (every buffer keeps its incumbent one, to
+    be replaced afterwards by the placement engine)."""
     buffers = {}
     for b, accessors in enumerate(inst.buffer_ops):
         if not accessors:
@@ -161,7 +163,7 @@ def new_buffers(model: cp_model.CpModel, inst: Instance, inc: Incumbent, hood: N
             continue
         size = inst.buffer_size[b]
         k = None
-        if kinds == {Status.FREE}:
+        if offsets and kinds == {Status.FREE}:
             capacity = inst.target.memories[inst.buffer_memory[b]].capacity_bytes
             align = inst.buffer_align[b]
             k = model.new_int_var(0, (capacity - size) // align, f"k{b}")
