@@ -1,0 +1,38 @@
+import time
+
+from helpers import guillotine
+
+from schedsearch.placement import PlacementBuffer, validate_placement
+from schedsearch.placement.exact import search
+
+
+def run(buffers, capacity, seconds=10.0):
+    return search([b.lower for b in buffers], [b.upper for b in buffers],
+                  [b.size for b in buffers], [b.align for b in buffers],
+                  [-1 if b.offset is None else b.offset for b in buffers], capacity,
+                  deadline=time.perf_counter() + seconds)
+
+
+def test_tight_instances_with_twins_and_stacks_are_solved():
+    # Identical buffers and same-lifetime stacks exercise the symmetry breaking.
+    buffers = guillotine(seed=1, cuts=45) + [PlacementBuffer(f"t{i}", 64, 70, 16)
+                                             for i in range(4)]
+    outcome = run(buffers, 64)
+    assert outcome.status == "FOUND"
+    offsets = {buffers[i].id: x for i, x in outcome.offsets.items()}
+    assert validate_placement(buffers, offsets, 64) == []
+
+
+def test_infeasible_is_proved_not_timed_out():
+    # Three aligned buffers live together need offsets 0, 2, 4: capacity 5, not 4.
+    buffers = [PlacementBuffer(n, 0, 1, 1, align=2) for n in "abc"]
+    assert run(buffers, 4).status == "INFEASIBLE"
+    assert run(buffers, 5).status == "FOUND"
+
+
+def test_an_expired_deadline_is_a_timeout():
+    # This instance needs about 600 nodes; the clock is read every 256 nodes.
+    buffers = guillotine(seed=5, cuts=120, capacity=256, horizon=256)
+    assert run(buffers, 256).status == "FOUND"
+    outcome = run(buffers, 256, seconds=-1.0)
+    assert (outcome.status, outcome.offsets) == ("TIMEOUT", {})
