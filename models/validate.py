@@ -1,9 +1,10 @@
 """Checks that a problem can be scheduled on a target at all, before any search.
 
 The format reader checks a problem on its own; this module checks it against a target:
-every lane, budget and memory it names exists (``FORMAT``), nothing asks more than the
-target has (``FIT``), and the ``after`` edges have no cycle (``CYCLE``). A problem that
-passes may still be hard to schedule, but it is never impossible for these reasons.
+every lane, budget and memory it names exists (``FORMAT``), every op has a mode that asks
+no more than the target has and no buffer outgrows its memory (``FIT``), and the
+``after`` edges have no cycle (``CYCLE``). A problem that passes may still be hard to
+schedule, but it is never impossible for these reasons.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from dataclasses import dataclass
 import networkx as nx
 
 from models.errors import InputError
-from models.formats import Problem, Target
+from models.formats import Mode, Problem, Target
 from models.jsonio import json_path
 
 __all__ = ["Finding", "find_problem_error", "validate_problem", "after_graph",
-           "placed_bytes"]
+           "placed_bytes", "usable_modes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,15 @@ def placed_bytes(sizes: list[int], alignment: int) -> int:
     return sum(rounded) - max(r - size for r, size in zip(rounded, sizes, strict=True))
 
 
+def usable_modes(modes: tuple[Mode, ...], target: Target) -> list[int]:
+    """Indices of the modes that ask no more of any lane kind or budget than the target
+    has. Only these can ever run; an op needs at least one (rule ``FIT``)."""
+    def fits(mode: Mode) -> bool:
+        return (all(n <= target.lanes.get(k, 0) for k, n in mode.lanes.items())
+                and all(n <= target.budgets.get(b, 0) for b, n in mode.budgets.items()))
+    return [i for i, mode in enumerate(modes) if fits(mode)]
+
+
 def find_problem_error(problem: Problem, target: Target) -> Finding | None:
     """The first reason ``problem`` cannot run on ``target``, or None."""
     buffer_task: dict[str, str] = {}
@@ -73,6 +83,7 @@ def find_problem_error(problem: Problem, target: Target) -> Finding | None:
                            f"({capacity} bytes)", buffer_task.get(name))
     for name, op in problem.ops.items():
         op_path = json_path("$.ops", name)
+        too_big: Finding | None = None
         for i, mode in enumerate(op.modes):
             mode_path = json_path(json_path(op_path, "modes"), i)
             for table, asked, what in ((target.lanes, mode.lanes, "lane kind"),
@@ -83,10 +94,12 @@ def find_problem_error(problem: Problem, target: Target) -> Finding | None:
                     if resource not in table:
                         return Finding(path, "FORMAT", f"unknown {what} {resource!r}; the "
                                        f"target has {', '.join(table) or 'none'}", op.task)
-                    if amount > table[resource]:
-                        return Finding(path, "FIT", f"mode asks {amount} of {what} "
-                                       f"{resource!r}, the target has {table[resource]}",
-                                       op.task)
+                    if amount > table[resource] and too_big is None:
+                        too_big = Finding(path, "FIT", f"mode asks {amount} of {what} "
+                                          f"{resource!r}, the target has {table[resource]}"
+                                          f", and no other mode of the op fits", op.task)
+        if too_big is not None and not usable_modes(op.modes, target):
+            return too_big
         by_memory: dict[str, list[int]] = {}
         for buffer in dict.fromkeys(a.buffer for a in (*op.reads, *op.writes) if a.buffer):
             b = problem.buffers[buffer]

@@ -6,7 +6,7 @@ import pytest
 
 from models.errors import InputError
 from models.formats import Access, Buffer, Memory, Mode, Op, Problem, Target, Task
-from models.validate import find_problem_error, placed_bytes, validate_problem
+from models.validate import find_problem_error, placed_bytes, usable_modes, validate_problem
 
 TARGET = Target("t", lanes={"DMA": 2}, budgets={"BW": 60},
                 memories={"VTCM": Memory(8192, 2048)})
@@ -63,6 +63,15 @@ def test_a_mode_asking_more_units_or_budget_than_the_target_has() -> None:
     assert (error.rule, error.path) == ("FIT", "$.ops.x.modes[0].lanes.DMA")
     error = error_of(problem_of({}, {"x": op(mode=Mode(1, {}, {"BW": 61}))}))
     assert (error.rule, error.path) == ("FIT", "$.ops.x.modes[0].budgets.BW")
+
+
+def test_a_mode_too_big_is_harmless_when_another_mode_fits() -> None:
+    # Regression (found by fuzzing the search): FIT refused a feasible problem.
+    modes = (Mode(1, {"DMA": 3}), Mode(2, {"DMA": 1}))
+    assert usable_modes(modes, TARGET) == [1]
+    assert find_problem_error(problem_of({}, {"x": Op("t", modes)}), TARGET) is None
+    error = error_of(problem_of({}, {"x": Op("t", (modes[0], Mode(1, {}, {"BW": 61})))}))
+    assert (error.rule, error.path) == ("FIT", "$.ops.x.modes[0].lanes.DMA")
 
 
 @pytest.mark.parametrize(("mode", "path"), [
