@@ -35,3 +35,30 @@ def test_tiny_problem_is_solved_to_optimality() -> None:
     assert outcome.status == "OPTIMAL"
     # ldA and ldB in parallel (fast + slow mode fit the budget), mm, store.
     assert outcome.objective == 20 + 20 + 10
+
+
+def test_a_two_member_portfolio_is_never_worse_than_its_first_member() -> None:
+    """Member 0 of every portfolio is the same run, so adding workers can only help."""
+    inst = build_instance(gemm_problem(blocks=3, k_steps=2, tile=1024), target(capacity=5120))
+    dag = build_dag(inst)
+    inc = Incumbent.of(inst, dag, construct(inst, dag))
+    objectives = []
+    for workers in (1, 2):
+        built = build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan)
+        outcome = solve_built(built, Budget.start(30), work=0.3, seed=5, workers=workers)
+        assert outcome.solution is not None and not outcome.cut
+        objectives.append(outcome.objective)
+    assert objectives[1] <= objectives[0]
+
+
+def test_the_relaxed_model_keeps_memory_as_a_cumulative_only() -> None:
+    inst = build_instance(gemm_problem(blocks=2, k_steps=2, tile=1024), target(capacity=4096))
+    dag = build_dag(inst)
+    inc = Incumbent.of(inst, dag, construct(inst, dag))
+    exact = build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan)
+    relaxed = build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan, offsets=False)
+    def count(built, kind: str) -> int:
+        return sum(getattr(c, f"has_{kind}")() for c in built.model.proto.constraints)
+
+    assert count(exact, "no_overlap_2d") == 1 and count(relaxed, "no_overlap_2d") == 0
+    assert count(relaxed, "cumulative") == count(exact, "cumulative") >= 1
