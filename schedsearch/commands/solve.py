@@ -33,10 +33,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("-o", "--output", metavar="OUT.json", required=True,
                         help="schedule file to write (whole or not at all)")
     parser.add_argument("--time-limit", type=float, default=10.0, metavar="S",
-                        help="search budget in seconds (default 10)")
+                        help="hard wall-clock limit in seconds (default 10); the search "
+                             "normally stops earlier, on its reproducible work budget")
     parser.add_argument("--seed", type=int, default=0, metavar="N", help="random seed")
     parser.add_argument("--workers", type=int, default=2, metavar="W",
-                        help="CP-SAT worker threads (default 2)")
+                        help="parallel CP-SAT runs, one thread each (default 2); the same "
+                             "seed and workers give the same schedule")
     parser.add_argument("--granularity", choices=GRANULARITIES, default="tile",
                         help="tile: interleave freely; task: a barrier between tasks")
     parser.add_argument("--secondary", choices=SECONDARIES, default=None,
@@ -55,7 +57,8 @@ def _summary(report: SolveReport) -> str:
     meta = report.schedule.meta or {}
     lines = [f"makespan {report.schedule.makespan}  lower bound {meta['bound']}  "
              f"ratio {report.ratio:.3f}  solver {meta['solver']} ({meta['status']})  "
-             f"wall {meta['wall_s']:.2f}s"]
+             f"wall {meta['wall_s']:.2f}s"
+             f"{'' if meta.get('reproducible', True) else '  (cut by the time limit)'}"]
     busy = "  ".join(f"{lane} {share:.0%}" for lane, share in report.busy_share.items())
     lines.append(f"busy share: {busy or '-'}")
     peak = "  ".join(f"{memory} {size} B" for memory, size in report.peak_bytes.items())
