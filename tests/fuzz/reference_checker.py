@@ -117,7 +117,7 @@ def _structure(doc: Any) -> None:
         for e in x["shape"]:
             _int(e, "shape", 0)
         _str(x["dtype"], "dtype")
-        _need(x["role"] in ("input", "output", "temp"), "role")
+        _need(isinstance(x["role"], str) and x["role"] in ("input", "output", "temp"), "role")
         _need(isinstance(x.get("meta", {}), dict), "tensor meta")
 
     def tensor_box(name: Any, box: Any, where: str) -> None:
@@ -142,7 +142,7 @@ def _structure(doc: Any) -> None:
     buffers = _names(p.get("buffers", {}), "buffers")
     for n, x in buffers.items():
         _obj(x, {"memory", "size"}, {"align", "meta"}, f"buffers.{n}")
-        _need(x["memory"] in memories, "unknown memory")
+        _need(isinstance(x["memory"], str) and x["memory"] in memories, "unknown memory")
         _int(x["size"], "size", 1)
         _int(x.get("align", 1), "align", 1)
         _need(isinstance(x.get("meta", {}), dict), "buffer meta")
@@ -166,7 +166,7 @@ def _structure(doc: Any) -> None:
     ops = _names(p["ops"], "ops")
     for n, x in ops.items():
         _obj(x, {"task", "modes"}, {"space", "reads", "writes", "meta"}, f"ops.{n}")
-        _need(x["task"] in tasks, f"ops.{n}.task")
+        _need(isinstance(x["task"], str) and x["task"] in tasks, f"ops.{n}.task")
         _need(isinstance(x["modes"], list) and len(x["modes"]) > 0, "modes")
         for m in x["modes"]:
             _obj(m, {"duration"}, {"lanes", "budgets"}, "mode")

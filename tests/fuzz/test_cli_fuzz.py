@@ -13,7 +13,6 @@ also called directly on the near-valid documents and may raise only ``UnusableIn
 from __future__ import annotations
 
 import contextlib
-import copy
 import io
 import json
 import sys
@@ -32,53 +31,8 @@ import schedsearch.cli
 
 from ._budget import examples
 from ._real import dump
+from .junk import corrupted, json_hooks, json_values
 from .strategies import legal_schedules
-
-# ----------------------------------------------------------------------------- junk
-json_scalars = (st.none() | st.booleans() | st.integers(-(2**70), 2**70)
-                | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12))
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=20)
-#: Tags and names that steer random JSON into the readers' branches.
-json_hooks = st.fixed_dictionaries(
-    {"format": st.sampled_from(["npu-schedule/1", "npu-problem/1", "npu-target/1",
-                                "npu-workload/1", "npu-request/1"])},
-    optional={"target": json_values, "problem": json_values, "ops": json_values,
-              "buffers": json_values, "makespan": json_values, "name": json_values,
-              "lanes": json_values, "tasks": json_values, "tensors": json_values})
-
-
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    yield prefix
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _paths(item, (*prefix, key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _paths(item, (*prefix, i))
-
-
-@st.composite
-def corrupted(draw: st.DrawFn, document: dict[str, Any]) -> Any:
-    """``document`` with one random subtree replaced, removed, or given an extra key."""
-    doc = copy.deepcopy(document)
-    path = draw(st.sampled_from(list(_paths(doc))[1:]), label="path")
-    parent = doc
-    for key in path[:-1]:
-        parent = parent[key]
-    how = draw(st.sampled_from(["replace", "delete", "add key"]), label="how")
-    if how == "replace":
-        parent[path[-1]] = draw(json_values | json_scalars, label="new value")
-    elif how == "delete":
-        del parent[path[-1]]
-    elif isinstance(parent[path[-1]], dict):
-        parent[path[-1]][draw(st.text(max_size=6), label="key")] = draw(json_values)
-    else:
-        parent[path[-1]] = [parent[path[-1]]]
-    return doc
 
 
 # ----------------------------------------------------------------------------- running
