@@ -5,7 +5,7 @@ so it is feasible by witness, and a refusal is as much a finding as an illegal a
 With ``granularity="task"`` the witness also keeps a barrier between consecutive tasks,
 so the task-level search has a feasible answer too. Both checkers judge every answer.
 
-Problems stay small (<= 10 ops) and the time limit short; the CI profile runs a few
+Problems stay small (<= 8 ops) and the time limit short; the CI profile runs a few
 examples per granularity and seed, the long profile scales them up (tests/fuzz/_budget.py).
 """
 
@@ -41,7 +41,9 @@ def _solve(doc: dict[str, Any], granularity: str, seed: int) -> dict[str, Any]:
 def _judge(witness: dict[str, Any], answer: dict[str, Any]) -> None:
     note(f"answer: {dump(answer)}")
     _assert_legal(witness, answer)
-    event(f"makespan vs witness: {'better' if answer['makespan'] < witness['makespan'] else 'same' if answer['makespan'] == witness['makespan'] else 'worse'}")  # noqa: E501
+    ours, theirs = answer["makespan"], witness["makespan"]
+    event("makespan vs witness: " + ("better" if ours < theirs else "same" if ours == theirs
+                                     else "worse"))
 
 
 def _assert_legal(witness: dict[str, Any], answer: dict[str, Any]) -> None:
