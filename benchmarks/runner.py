@@ -41,6 +41,10 @@ PROFILES = ("quick", "full")
 JOB_TIMEOUT_S = {"quick": 600.0, "full": 6 * 3600.0}
 #: Versions reported with every run.
 PACKAGES = ("npu-schedsearch", "ortools", "numpy", "networkx", "psplib", "pyjobshop")
+#: bench_placement.py has no quick mode of its own: 5 s per instance, and of idealloc's
+#: traces only the two smallest (the others take minutes to load and place).
+PLACEMENT_QUICK = ("--time-limit", "5", "--minimise-time-limit", "5", "--only",
+                   *"ABCDEFGHIJK", "G_1", "resnet50")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +81,8 @@ def profile(name: str, *, seed: int, workers: int, external: str | None) -> list
             ("benchmarks/bench_search.py", *(("--quick",) if quick else ())), False,
             "benchmarks/bench_search.py"),
         Job("placement", "Placement (bench_placement.py)",
-            ("benchmarks/bench_placement.py", *(("--quick",) if quick else ())), False,
+            ("benchmarks/bench_placement.py", *(PLACEMENT_QUICK if quick else ()),
+             *(("--data", external) if external else ())), False,
             "benchmarks/bench_placement.py"),
         Job("checker-throughput", "Checker throughput (bench_checker.py)",
             ("benchmarks/bench_checker.py", "--sizes", "1000", "10000", "100000"), False,

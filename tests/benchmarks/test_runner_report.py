@@ -20,8 +20,11 @@ def test_profiles_name_every_benchmark_and_scale_with_the_profile() -> None:
     assert "--sample" in by_name["psplib-j30"].argv
     assert "--sample" not in {job.name: job for job in full}["psplib-j30"].argv
     assert "--quick" in by_name["search-scaling"].argv
+    assert "--only" in by_name["placement"].argv
+    assert "--only" not in {job.name: job for job in full}["placement"].argv
     assert all("--seed" in job.argv for job in quick if job.figures)
-    assert all("/data" in job.argv for job in full if job.name.startswith("psplib"))
+    assert all("/data" in job.argv for job in full
+               if job.name.startswith("psplib") or job.name == "placement")
 
 
 def test_a_missing_script_is_skipped_not_run() -> None:
