@@ -70,10 +70,10 @@ def profile(name: str, *, seed: int, workers: int, external: str | None) -> list
     return [
         Job("psplib-j30", "RCPSP on PSPLIB J30",
             ("-m", "benchmarks.psplib_bench", "--sets", "j30", "--time-limit", psplib,
-             *(("--sample", "20") if quick else ()), *common, *data), True),
+             *(("--sample", "48") if quick else ()), *common, *data), True),
         Job("psplib-j60", "RCPSP on PSPLIB J60",
             ("-m", "benchmarks.psplib_bench", "--sets", "j60", "--time-limit", psplib,
-             *(("--sample", "10") if quick else ()), *common, *data), True),
+             *(("--sample", "12") if quick else ()), *common, *data), True),
         Job("peer-pyjobshop", "Peer: PyJobShop (CP-SAT) on our workloads, VTCM ample",
             ("-m", "benchmarks.peer_pyjobshop", "--time-limit", "5" if quick else "10",
              "--factors", *(("1",) if quick else ("0.5", "1", "2")), *common), True),
