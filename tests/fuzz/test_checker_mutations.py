@@ -35,6 +35,7 @@ def test_checker_reports_each_mutation(code: str, doc: dict[str, Any],
     mutant = mutate(code, doc, data.draw)
     assume(mutant is not None)
     note(dump(mutant))
+    assert code in reference_codes(mutant), "the operator missed its rule"
     codes = real_codes(mutant)
     assert code in codes, f"expected {code}, got:\n{real_report_text(mutant)}"
 

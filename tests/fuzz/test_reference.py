@@ -13,8 +13,7 @@ import copy
 import json
 from typing import Any
 
-import pytest
-from hypothesis import HealthCheck, assume, find, given, note, settings
+from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from models.formats import schedule_from_dict, schedule_to_dict
@@ -41,43 +40,38 @@ def test_generated_schedules_round_trip_through_the_format_reader(doc: dict[str,
     assert again["ops"] == doc["ops"] and again["buffers"] == doc["buffers"]
 
 
-@pytest.mark.parametrize("code", CODES)
-@given(doc=legal_schedules(), data=st.data())
-def test_each_mutation_breaks_its_rule_for_the_reference(code: str, doc: dict[str, Any],
-                                                          data: st.DataObject) -> None:
-    before = json.dumps(doc, sort_keys=True)
-    mutant = mutate(code, doc, data.draw)
-    assert json.dumps(doc, sort_keys=True) == before, "operators must not edit their input"
-    assume(mutant is not None)
-    note(json.dumps(mutant))
-    assert code in reference_codes(mutant)
+def test_each_mutation_is_usually_applicable() -> None:
+    """An operator that rarely applies would make its property vacuous; demand >= 1 in 3.
 
-
-@pytest.mark.parametrize("code", CODES)
-def test_each_mutation_is_usually_applicable(code: str) -> None:
-    """An operator that rarely applies would make its property vacuous; demand >= 1 in 3."""
-    hits = []
+    Each operator must also leave its input untouched and, when it applies, break its
+    rule according to the reference (test_checker_mutations.py asks the real checker)."""
+    hits: dict[str, list[bool]] = {code: [] for code in CODES}
 
     @settings(max_examples=30, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
     @given(doc=legal_schedules(), data=st.data())
     def probe(doc: dict[str, Any], data: st.DataObject) -> None:
-        hits.append(mutate(code, doc, data.draw) is not None)
+        before = json.dumps(doc, sort_keys=True)
+        for code in CODES:
+            mutant = mutate(code, doc, data.draw)
+            hits[code].append(mutant is not None)
+            assert mutant is None or code in reference_codes(mutant), (code, mutant)
+        assert json.dumps(doc, sort_keys=True) == before, "operators must not edit their input"
 
     probe()
-    assert sum(hits) * 3 >= len(hits), f"{code}: applicable in {sum(hits)}/{len(hits)}"
+    rare = {code: f"{sum(h)}/{len(h)}" for code, h in hits.items() if sum(h) * 3 < len(h)}
+    assert not rare, f"rarely applicable: {rare}"
 
 
 def test_shrinking_gives_small_examples() -> None:
-    """A counterexample needing a buffer with a reader shrinks to a handful of 1-tick ops."""
-    def has_read(doc: dict[str, Any]) -> bool:
-        return any("buffer" in a for o in doc["problem"]["ops"].values()
-                   for a in o.get("reads", []))
+    """A counterexample that needs a buffer and a DDR tensor shrinks to one op using both."""
+    def uses_both(doc: dict[str, Any]) -> bool:
+        return bool(doc["problem"]["buffers"]) and bool(doc["problem"]["tensors"])
 
-    smallest = find(legal_schedules(), has_read,
-                    settings=settings(database=None, derandomize=True, max_examples=500))
-    assert len(smallest["problem"]["ops"]) <= 4
+    smallest = find(legal_schedules(), uses_both,
+                    settings=settings(database=None, derandomize=True, max_examples=200))
+    assert len(smallest["problem"]["ops"]) == 1
     assert len(smallest["problem"]["buffers"]) == 1
-    assert smallest["problem"]["tensors"] == {}
-    assert smallest["makespan"] <= 3
-    assert len(json.dumps(smallest)) < 1600
+    assert len(smallest["problem"]["tensors"]) == 1
+    assert smallest["makespan"] == 1
+    assert len(json.dumps(smallest)) < 1000
