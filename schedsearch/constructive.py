@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -192,6 +193,8 @@ class _Pass:
         self.head = 0
         self.limit = window
         self.dirty = False
+        #: Start attempts so far: the pass's deterministic measure of work done.
+        self.tries = 0
 
     # ------------------------------------------------------------------ bookkeeping
     def _release(self, node: int) -> None:
@@ -298,6 +301,7 @@ class _Pass:
                    >= size for m, size in need.items())
 
     def _try_start(self, op: int, now: int) -> bool:
+        self.tries += 1
         if self.est[op] > now:
             return False
         k = self._pick_mode(op)
@@ -336,13 +340,22 @@ class _Pass:
                 self._release(s)
 
     # ------------------------------------------------------------------ the loop
-    def run(self) -> Solution | Stall:
+    def run(self, max_tries: int | None = None,
+            deadline: float | None = None) -> Solution | Stall | None:
+        """The pass's schedule, or why it stalled, or None when it gave up after
+        ``max_tries`` start attempts or at ``deadline`` (a perf_counter value)."""
         n = self.inst.n_ops
         for v in range(self.dag.n_nodes):
             if not self.missing[v]:
                 self._release(v)
         now, done = 0, 0
+        events = 0
         while done < n:
+            events += 1
+            if max_tries is not None and self.tries > max_tries:
+                return None
+            if deadline is not None and events % 64 == 0 and time.perf_counter() > deadline:
+                return None
             self._finish_until(now)
             self.dirty = False
             for _, op in list(self.eligible):
@@ -386,9 +399,10 @@ _PORTFOLIO = (("all", "breadth", 64), ("all", "depth", 64), ("priced", "breadth"
               ("all", "depth", 1024), ("priced", "depth", 4096))
 #: Tried only when every portfolio pass stalled, in turn: (sequence, window, guard).
 _FALLBACK = (("depth", 16, True), ("depth", 0, False))
-#: Work charged per op for one pass (calibrated seconds; measured 3e-5 to 6e-5 s on a
-#: shared 2-core machine at 500-8,000 ops, more under load).
-CHARGE_PER_OP = 1.5e-4
+#: Work charged per start attempt of a pass (calibrated seconds): a pass's cost grows
+#: with its window as well as its ops, and attempts count both. Measured 2e-6 to 4e-6 s
+#: per attempt on a shared 2-core machine at 500-8,000 ops.
+CHARGE_PER_TRY = 5e-6
 #: Relative tolerance under which a mode's price counts as its op's cheapest.
 _PRICE_TOLERANCE = 1e-6
 
@@ -407,8 +421,9 @@ def priced_modes(inst: Instance) -> list[list[int]]:
 def construct(inst: Instance, dag: Dag, source: str = "<problem>",
               budget: Budget | None = None) -> Solution:
     """The shortest legal solution among the passes of :data:`_PORTFOLIO` the budget
-    allows (the first one always runs; each is charged :data:`CHARGE_PER_OP` per op), or
-    of :data:`_FALLBACK` when all of them stall.
+    allows, or of :data:`_FALLBACK` when all of them stall. The first pass always runs
+    to its end; later ones stop when the work left (:data:`CHARGE_PER_TRY` per start
+    attempt) or the deadline runs out, and are charged the attempts they made.
 
     Raises :class:`InputError` (rule FIT) when even in-sequence issue of a depth-first
     order cannot fit memory, naming the op that could not start and what held memory.
@@ -435,9 +450,18 @@ def construct(inst: Instance, dag: Dag, source: str = "<problem>",
         if best is not None and budget is not None and budget.exhausted():
             break
         order, tail = sequence(policy, name)
-        result = _Pass(inst, dag, order, window, True, tail, policies[policy]).run()
+        run = _Pass(inst, dag, order, window, True, tail, policies[policy])
+        if best is None or budget is None:
+            result = run.run()
+        else:
+            result = run.run(max_tries=int(budget.left / CHARGE_PER_TRY),
+                             deadline=budget.deadline)
         if budget is not None:
-            budget.charge(CHARGE_PER_OP * inst.n_ops)
+            budget.charge(CHARGE_PER_TRY * run.tries)
+        if result is None:
+            assert budget is not None  # only a pass given limits gives up
+            budget.exhausted()  # marks the cut when the deadline stopped the pass
+            break
         if isinstance(result, Stall):
             stall = stall or result
         elif best is None or result.makespan(inst) < best.makespan(inst):
@@ -447,6 +471,7 @@ def construct(inst: Instance, dag: Dag, source: str = "<problem>",
         result = _Pass(inst, dag, order, window, reserve, tail).run()
         if isinstance(result, Solution):
             return result
+        assert result is not None  # only a pass given limits gives up
         stall = result
     if best is not None:
         return best
