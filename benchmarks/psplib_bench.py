@@ -6,13 +6,15 @@ a budget with its availability as capacity; each successor an ``after`` edge; on
 no buffers, no lanes), is solved, the schedule is verified by the independent checker,
 and its makespan is compared with the best known one from ``bks-<set>.csv``.
 
-Per set it reports: instances at the best known makespan, instances our own bound proves
-optimal, mean and max gap to the best known, mean and max wall time, and whether every
-schedule was legal. Published for comparison (CP-SAT through PyJobShop, 8 workers,
-900 s): J30 480/480 optimal, J60 435/480 optimal with a mean gap of 0.13%.
+Per set and solver it reports: instances at the best known makespan, instances proven
+optimal (by our own bound; by CP-SAT's status for the peer), mean and max gap to the best
+known, mean and max wall time, and whether every schedule was legal. The peer is
+PyJobShop's CP-SAT on the same instances in the same run, at the same time limit, seed
+and workers (``--no-peer`` skips it); the published figures beside it (8 workers, 900 s):
+J30 480/480 optimal, J60 435/480 optimal with a mean gap of 0.13%.
 
     python -m benchmarks.psplib_bench [--sets j30 j60] [--sample N] [--time-limit S]
-                                      [--workers W] [--seed K] [--json PATH]
+                                      [--workers W] [--seed K] [--no-peer] [--json PATH]
 
 The files ``J30_<id>.txt`` carry the ``ID`` of the CSV rows (checked: every file's
 critical path and total duration equal the row's ``CPM`` and ``Sum PT``).

@@ -36,7 +36,6 @@ from benchmarks.report import markdown
 
 __all__ = ["Job", "profile", "machine", "run_job", "run"]
 
-PROFILES = ("quick", "full")
 #: A job still running after this many seconds is stopped and reported as such.
 JOB_TIMEOUT_S = {"quick": 600.0, "full": 6 * 3600.0}
 #: Versions reported with every run.
