@@ -115,9 +115,13 @@ def build(inst: Instance, dag: Dag, inc: Incumbent, hood: Neighbourhood, lower: 
 
 def _hint(built: Built) -> None:
     model, inc = built.model, built.inc
+    hinted: set[int] = set()
 
     def hint(expr: cp_model.LinearExprT, value: int) -> None:
-        if isinstance(expr, cp_model.IntVar):
+        # A zero-duration op's end is its start variable, and a barrier uses one variable
+        # for both: CP-SAT refuses a hint that names a variable twice (MODEL_INVALID).
+        if isinstance(expr, cp_model.IntVar) and expr.index not in hinted:
+            hinted.add(expr.index)
             model.add_hint(expr, value)
 
     for v, node in enumerate(built.nodes):
@@ -127,16 +131,16 @@ def _hint(built: Built) -> None:
         hint(node.end, inc.ends[v])
         for k, present, _ in node.choices:
             if present is not None:
-                model.add_hint(present, k == inc.solution.modes[v])
+                hint(present, int(k == inc.solution.modes[v]))
     for b, buffer in built.buffers.items():
         alloc, free = inc.windows[b]
         if buffer.k is not None:
-            model.add_hint(buffer.k, inc.solution.offsets[b] // built.inst.buffer_align[b])
+            hint(buffer.k, inc.solution.offsets[b] // built.inst.buffer_align[b])
         hint(buffer.alloc, alloc)
         hint(buffer.free, free)
-        model.add_hint(buffer.length, free - alloc)
+        hint(buffer.length, free - alloc)
     hint(built.delta, 0)
-    model.add_hint(built.makespan, inc.makespan)
+    hint(built.makespan, inc.makespan)
 
 
 def _extract(built: Built, solver: cp_model.CpSolver) -> Solution:

@@ -62,3 +62,21 @@ def test_the_relaxed_model_keeps_memory_as_a_cumulative_only() -> None:
 
     assert count(exact, "no_overlap_2d") == 1 and count(relaxed, "no_overlap_2d") == 0
     assert count(relaxed, "cumulative") == count(exact, "cumulative") >= 1
+
+
+def test_zero_duration_ops_and_barriers_give_a_valid_model() -> None:
+    # Regression: a zero-duration op's end is its start variable and a barrier has one
+    # variable for both; hinting it twice made CP-SAT reject every such model
+    # (MODEL_INVALID), silently leaving the constructive schedule (found on PSPLIB).
+    from models.formats import Mode, Op, Problem, Task
+    from schedsearch.api import solve
+
+    ops = {"source": Op("a", (Mode(0),)), "work": Op("a", (Mode(5, {"DMA": 1}),)),
+           "other": Op("b", (Mode(3, {"DMA": 1}),)), "sink": Op("b", (Mode(0),))}
+    problem = Problem("zero", {}, {"a": Task("x"), "b": Task("y")}, {}, ops,
+                      (("source", "work"), ("other", "sink")))
+    for granularity in ("tile", "task"):
+        schedule = solve(problem, target(), time_limit=2, granularity=granularity)
+        assert schedule.meta is not None
+        assert schedule.meta["status"] == "OPTIMAL", schedule.meta
+        assert verify(schedule) == []
