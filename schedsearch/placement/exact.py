@@ -108,10 +108,19 @@ class _Search:
                  obstacles: dict[int, list[tuple[int, int]]], members: np.ndarray,
                  starts: np.ndarray, ranges: np.ndarray,
                  pinned_in_section: list[list[tuple[int, int]]], capacity: int,
-                 rank: np.ndarray, node_limit: int, deadline: float, nodes_before: int,
+                 code: str, fields: dict[str, np.ndarray], noise: np.ndarray,
+                 node_limit: int, deadline: float, nodes_before: int,
                  group: list[int], twins: list[list[int]],
                  memo: dict[tuple[object, ...], object], refuted: dict[bytes, int]) -> None:
         m = len(size)
+        self.code, self.fields, self.noise = code, fields, noise
+        self.range_lo, self.range_hi = ranges[:, 0], ranges[:, 1]
+        self.total = np.add.reduceat(size[members], starts)
+        # The rank (preorder) is recomputed for every independent part, as MiniMalloc
+        # does; symmetry breaking keeps the component's first ranks (``sym_rank``).
+        rank = self._rank(np.arange(m))
+        self.rank = rank.copy()
+        self.sym_rank = rank.tolist()
         # Symmetry breaking (see _symmetry): a buffer may not sit directly on a buffer of
         # its lifetime group with a later rank, nor precede an identical one ranked before.
         self.group = group
@@ -132,18 +141,37 @@ class _Search:
         self.members, self.starts = members, starts
         self.pinned_in_section = pinned_in_section
         self.pinned_sections = [s for s, p in enumerate(pinned_in_section) if p]
-        self.rank, self.node_limit, self.deadline = rank, node_limit, deadline
+        self.node_limit, self.deadline = node_limit, deadline
         self.nodes = nodes_before
         self.placed = np.zeros(m + 1, dtype=bool)
         self.solution: dict[int, int] = {}
         self.minoff = np.array([self._lift(b, 0) for b in range(m)], dtype=np.int64)
-        self.total = np.add.reduceat(size[members], starts)
         sections = len(starts)
         cuts = np.zeros(sections + 1, dtype=np.int64)
         np.add.at(cuts, ranges[:, 0], 1)
         np.add.at(cuts, ranges[:, 1] - 1, -1)
         self.cuts = np.cumsum(cuts)[: max(sections - 1, 0)].tolist()
-        self.range_lo, self.range_hi = ranges[:, 0], ranges[:, 1]
+
+    def _rank(self, part: np.ndarray) -> np.ndarray:
+        """Preorder ranks 0..len(part)-1 of ``part``, in the order of ``part``.
+
+        T is the largest section total of unplaced bytes the buffer sits in *now*: after
+        a split, a part is ranked by what is left in it, not by the component's start.
+        This is MiniMalloc's behaviour and it matters: on the challenging instances H and
+        I the static ranks of the whole component send every part down the same dead
+        end for minutes, the fresh ranks find a placement in seconds.
+        """
+        fields = {code: values[part] for code, values in self.fields.items()}
+        if "T" in self.code:
+            bounds = np.empty(2 * len(part), dtype=np.int64)
+            bounds[0::2], bounds[1::2] = self.range_lo[part], self.range_hi[part]
+            padded = np.append(self.total, 0)  # reduceat needs every bound < len
+            fields["T"] = np.maximum.reduceat(padded, bounds)[0::2]
+        keys = [np.arange(len(part)), self.noise[part]]
+        keys += [-fields[c] for c in reversed(self.code)]
+        rank = np.empty(len(part), dtype=np.int64)
+        rank[np.lexsort(keys)] = np.arange(len(part))
+        return rank
 
     def _lift(self, b: int, at_least: int) -> int:
         """The lowest aligned offset >= ``at_least`` where ``b`` clears the pinned buffers."""
@@ -195,9 +223,11 @@ class _Search:
             return True
         # Transposition table: different placements below often leave the same unplaced
         # buffers with the same minimum offsets; a state refuted for some last rank is
-        # refuted for every later one (they allow fewer candidates).
+        # refuted for every later one (they allow fewer candidates). Ranks differ from
+        # part to part, so theirs are part of the state.
         context = tuple(sorted(item for item in self.stacks.items() if item[0][1] >= cur_off))
         key = hashlib.blake2b(unplaced.tobytes() + minoff[unplaced].tobytes()
+                              + rank[unplaced].tobytes()
                               + placed[self.twin_before_a[unplaced]].tobytes()
                               + repr((cur_off, context)).encode(), digest_size=16).digest()
         refuted = self.refuted.get(key)
@@ -227,7 +257,8 @@ class _Search:
         order = np.lexsort((r_all, low))
         size_l, overlaps, align = self.size_l, self.overlaps, self.align
         total, ranges, obstacles = self.total, self.ranges, self.obstacles
-        group, twin_before, stacks = self.group, self.twin_before, self.stacks
+        group, twin_before, stacks, sym_rank = (self.group, self.twin_before, self.stacks,
+                                                self.sym_rank)
         for b, x, r in zip(chosen[order].tolist(), low[order].tolist(),
                            r_all[order].tolist(), strict=True):
             top = x + size_l[b]
@@ -238,13 +269,15 @@ class _Search:
             g = group[b]
             if g >= 0:
                 below = stacks.get((g, x))
-                if below is not None and below > r:
+                if below is not None and below > sym_rank[b]:
                     continue
-                stacks[(g, top)] = r
+                stacks[(g, top)] = sym_rank[b]
             placed[b] = True
             self.solution[b] = x
             near = overlaps[b]
-            near = near[~placed[near] & (minoff[near] < top)]
+            near = near[~placed[near]]
+            hatless = not len(near)
+            near = near[minoff[near] < top]
             old = minoff[near]
             step = align[near]
             minoff[near] = -(-top // step) * step
@@ -261,6 +294,8 @@ class _Search:
                 del stacks[(g, top)]
             if ok:
                 return True
+            if hatless:
+                break
         if len(self.refuted) > _MEMO_LIMIT:
             self.refuted.clear()
         self.refuted[key] = cur_rank if refuted is None else min(refuted, cur_rank)
@@ -311,23 +346,16 @@ class _Search:
                 return False
             self.solution.update(known)
             return True
-        ok = self._search(sub, a, z, 0, -1)
+        saved = self.rank[sub]
+        self.rank[sub] = self._rank(sub)
+        try:
+            ok = self._search(sub, a, z, 0, -1)
+        finally:
+            self.rank[sub] = saved
         if len(self.memo) > _MEMO_LIMIT:
             self.memo.clear()
         self.memo[key] = {b: self.solution[b] for b in sub.tolist()} if ok else False
         return ok
-
-
-def _preorder(code: str, width: np.ndarray, size: np.ndarray, section_total: np.ndarray,
-              rng: np.random.Generator | None) -> np.ndarray:
-    """Rank of each buffer (0 first) for a preorder code such as ``"WAT"``."""
-    fields = {"W": width, "A": width * size, "T": section_total, "Z": size}
-    noise = rng.random(len(size)) if rng is not None else np.zeros(len(size))
-    keys = [np.arange(len(size)), noise] + [-fields[c] for c in reversed(code)]
-    order = np.lexsort(keys)
-    rank = np.empty(len(size), dtype=np.int64)
-    rank[order] = np.arange(len(size))
-    return rank
 
 
 def _symmetry(shapes: list[tuple[int, int, int]], size: list[int],
@@ -435,19 +463,20 @@ def _solve_component(part: list[int], free_set: set[int], lower: Sequence[int],
                 obstacles.setdefault(i, []).extend(pins)
     overlaps = [np.array(sorted(ns - {i}), dtype=np.int64) for i, ns in enumerate(neighbours)]
     obstacles = {i: sorted(set(v)) for i, v in obstacles.items()}
-    totals = np.add.reduceat(size_a[members], starts)
-    section_total = np.array([totals[lo:hi].max() for lo, hi in range_a.tolist()])
-    ranks = [_preorder(code, width, size_a, section_total, rng) for code in preorders]
+    fields = {"W": width, "A": width * size_a, "Z": size_a}
+    noises = [rng.random(len(part)) if rng is not None else np.zeros(len(part))
+              for _ in preorders]
     group, twins = _symmetry([(lower[b], upper[b], align[b]) for b in part],
                              size_a.tolist(), obstacles)
-    memos: list[dict[tuple[object, ...], object]] = [{} for _ in ranks]
-    tables: list[dict[bytes, int]] = [{} for _ in ranks]
+    memos: list[dict[tuple[object, ...], object]] = [{} for _ in preorders]
+    tables: list[dict[bytes, int]] = [{} for _ in preorders]
     limit = 2 * len(part)
     while True:
         limit *= 2
-        for index, rank in enumerate(ranks):
+        for index, code in enumerate(preorders):
             engine = _Search(size_a, align_a, overlaps, obstacles, members, starts, range_a,
-                             pinned_in_section, capacity, rank, nodes + limit, deadline, nodes,
+                             pinned_in_section, capacity, code, fields, noises[index],
+                             nodes + limit, deadline, nodes,
                              group, twins, memos[index], tables[index])
             try:
                 found = engine.run()
