@@ -275,9 +275,7 @@ class _Search:
             placed[b] = True
             self.solution[b] = x
             near = overlaps[b]
-            near = near[~placed[near]]
-            hatless = not len(near)
-            near = near[minoff[near] < top]
+            near = near[~placed[near] & (minoff[near] < top)]
             old = minoff[near]
             step = align[near]
             minoff[near] = -(-top // step) * step
@@ -294,8 +292,6 @@ class _Search:
                 del stacks[(g, top)]
             if ok:
                 return True
-            if hatless:
-                break
         if len(self.refuted) > _MEMO_LIMIT:
             self.refuted.clear()
         self.refuted[key] = cur_rank if refuted is None else min(refuted, cur_rank)
