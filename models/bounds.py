@@ -25,6 +25,7 @@ a good schedule look bad; these parts are cheap and cannot exceed the optimum.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import networkx as nx
@@ -32,9 +33,10 @@ from ortools.linear_solver import pywraplp
 
 from models.errors import InputError
 from models.formats import Problem, Target
-from models.validate import after_graph
+from models.validate import after_graph, usable_modes
 
-__all__ = ["LowerBound", "lower_bound", "critical_path", "energy_bound"]
+__all__ = ["LowerBound", "lower_bound", "critical_path", "energy_bound", "energy_relaxation",
+           "EnergyRelaxation"]
 
 #: Relative slack taken off the LP optimum before rounding up: the simplex solution is
 #: exact only to about 1e-9, and a bound must never exceed the true optimum.
@@ -88,19 +90,39 @@ def lower_bound(problem: Problem, target: Target) -> LowerBound:
     return LowerBound(max(parts.values(), default=0), parts)
 
 
-def energy_bound(problem: Problem, target: Target) -> int:
-    """The ``energy`` part: the LP relaxation of mode choice against every lane kind and
-    budget at once (see the module docstring). Ops with the same modes are one LP column
-    group, so the LP stays small for thousands of ops."""
+@dataclass(frozen=True, slots=True)
+class EnergyRelaxation:
+    """The optimum ``makespan`` of the ``energy`` LP and its dual ``prices``: per unit of
+    each resource (``lane:K`` per unit-tick, ``budget:B`` per draw-tick), zero for those
+    that do not bind. A mode's price is its energy on each resource times that price;
+    by complementary slackness an optimal relaxation uses only each op's cheapest modes."""
+
+    makespan: float
+    prices: dict[str, float]
+
+    def mode_price(self, duration: int, lanes: Iterable[tuple[str, int]],
+                   budgets: Iterable[tuple[str, int]]) -> float:
+        """The price of a mode of ``duration`` holding ``lanes`` and drawing ``budgets``
+        (``(name, amount)`` pairs)."""
+        return duration * (sum(self.prices.get(f"lane:{k}", 0.0) * n for k, n in lanes)
+                           + sum(self.prices.get(f"budget:{b}", 0.0) * n for b, n in budgets))
+
+
+def energy_relaxation(problem: Problem, target: Target) -> EnergyRelaxation | None:
+    """Solve the ``energy`` LP (see the module docstring), or None if there is nothing to
+    bound (no ops, or a target without lanes and budgets). Only modes the target can run
+    take part; ops with the same modes are one column group, so the LP stays small for
+    thousands of ops."""
     resources = [("lanes", kind, count) for kind, count in target.lanes.items()]
     resources += [("budgets", name, cap) for name, cap in target.budgets.items()]
-    classes: dict[tuple[tuple[tuple[int, ...], ...], ...], int] = {}
+    classes: dict[tuple[tuple[int, ...], ...], int] = {}
     for op in problem.ops.values():
-        signature = tuple(tuple(mode.duration * getattr(mode, table).get(name, 0)
-                                for table, name, _ in resources) for mode in op.modes)
+        signature = tuple(tuple(op.modes[i].duration * getattr(op.modes[i], table).get(name, 0)
+                                for table, name, _ in resources)
+                          for i in usable_modes(op.modes, target))
         classes[signature] = classes.get(signature, 0) + 1
     if not classes or not resources:
-        return 0
+        return None
     solver = pywraplp.Solver.CreateSolver("GLOP")
     makespan = solver.NumVar(0.0, solver.infinity(), "T")
     load = [0.0] * len(resources)
@@ -110,10 +132,21 @@ def energy_bound(problem: Problem, target: Target) -> int:
         for i in range(len(resources)):
             load[i] += sum(share * energy[i] for share, energy in zip(shares, signature,
                                                                       strict=True))
-    for i, (_, _, capacity) in enumerate(resources):
-        solver.Add(load[i] <= capacity * makespan)
+    rows = [solver.Add(load[i] <= capacity * makespan)
+            for i, (_, _, capacity) in enumerate(resources)]
     solver.Minimize(makespan)
     if solver.Solve() != pywraplp.Solver.OPTIMAL:
-        return 0  # the relaxation always has an optimum; refuse to guess if GLOP balks
-    value = makespan.solution_value()
+        return None  # an op with no usable mode: validate_problem reports it (FIT)
+    prices = {f"{'lane' if table == 'lanes' else 'budget'}:{name}": abs(row.dual_value())
+              for (table, name, _), row in zip(resources, rows, strict=True)}
+    return EnergyRelaxation(makespan.solution_value(), prices)
+
+
+def energy_bound(problem: Problem, target: Target) -> int:
+    """The ``energy`` part: the LP optimum, rounded up after a tolerance for the simplex
+    method's precision (a bound must never exceed the true optimum)."""
+    relaxation = energy_relaxation(problem, target)
+    if relaxation is None:
+        return 0
+    value = relaxation.makespan
     return max(0, math.ceil(value - _LP_TOLERANCE * max(1.0, value)))
