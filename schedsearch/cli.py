@@ -11,6 +11,7 @@ import argparse
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 from models.errors import InputError
 
@@ -19,8 +20,15 @@ COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", 
             "compare", "select", "tune")
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (the usage is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="schedsearch",
         description="Search static schedules for NPU engines; see `schedcheck` to verify.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -31,7 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # --help, or a bad option (argparse printed why)
+        return stop.code if isinstance(stop.code, int) else 2
     try:
         return int(args.handler(args))
     except InputError as error:

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from models.workload import load_problem_input
+from schedsearch.commands.options import add_search_options, add_target_option
 from schedsearch.paths import Comparison, SolveOptions, compare
 from schedsearch.plans import make_plan, write_plan
 
@@ -28,13 +29,9 @@ def register(subparsers: Any) -> None:
                     "them with the cost model, overheads included.")
     parser.add_argument("workload", metavar="WORKLOAD",
                         help="workload file, bundled example name, or npu-problem/1 file")
-    parser.add_argument("--target", metavar="NAME|FILE",
-                        help="target name or npu-target/1 file (default: the input's)")
-    parser.add_argument("--time-limit", type=float, default=5.0, metavar="S",
-                        help="search budget of every solve, in seconds (default 5)")
-    parser.add_argument("--seed", type=int, default=0, metavar="N", help="random seed")
-    parser.add_argument("--workers", type=int, default=2, metavar="W",
-                        help="CP-SAT worker threads (default 2)")
+    add_target_option(parser)
+    add_search_options(parser, time_limit=5.0,
+                       time_help="search budget of every solve, in seconds")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--plot", metavar="PATHS.png",
                         help="draw the four schedules on one time axis")

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from models.formats import schedule_to_dict, write_json_atomic
+from schedsearch.commands.options import add_search_options
 from schedsearch.paths import SolveOptions
 from schedsearch.plans import FALLBACK_PATHS, read_plans, read_request, select
 
@@ -28,11 +29,8 @@ def register(subparsers: Any) -> None:
                         help="directory of *.plan.json files")
     parser.add_argument("--fallback", choices=FALLBACK_PATHS, default="separate",
                         help="path to run when no plan applies (default separate)")
-    parser.add_argument("--time-limit", type=float, default=5.0, metavar="S",
-                        help="search budget of every fallback solve, in seconds (default 5)")
-    parser.add_argument("--seed", type=int, default=0, metavar="N", help="random seed")
-    parser.add_argument("--workers", type=int, default=2, metavar="W",
-                        help="CP-SAT worker threads (default 2)")
+    add_search_options(parser, time_limit=5.0,
+                       time_help="search budget of every fallback solve, in seconds")
     parser.add_argument("-o", "--output", metavar="OUT.json",
                         help="write the schedule that will run (npu-schedule/1)")
     parser.add_argument("--json", action="store_true", help="print JSON")

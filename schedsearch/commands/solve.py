@@ -18,6 +18,7 @@ from models.errors import InputError
 from models.formats import schedule_to_dict, write_json_atomic
 from models.workload import load_problem_input
 from schedsearch.api import SECONDARIES, Progress, SolveReport, solve_report
+from schedsearch.commands.options import add_search_options, add_target_option
 from schedsearch.hazards import GRANULARITIES
 
 
@@ -28,17 +29,12 @@ def register(subparsers: Any) -> None:
                     "file to a legal npu-schedule/1 with the shortest makespan found.")
     parser.add_argument("input", metavar="INPUT",
                         help="workload file, bundled example name, or npu-problem/1 file")
-    parser.add_argument("--target", metavar="NAME|FILE",
-                        help="target name or npu-target/1 file (default: the input's)")
+    add_target_option(parser)
     parser.add_argument("-o", "--output", metavar="OUT.json", required=True,
                         help="schedule file to write (whole or not at all)")
-    parser.add_argument("--time-limit", type=float, default=10.0, metavar="S",
-                        help="hard wall-clock limit in seconds (default 10); the search "
-                             "normally stops earlier, on its reproducible work budget")
-    parser.add_argument("--seed", type=int, default=0, metavar="N", help="random seed")
-    parser.add_argument("--workers", type=int, default=2, metavar="W",
-                        help="parallel CP-SAT runs, one thread each (default 2); the same "
-                             "seed and workers give the same schedule")
+    add_search_options(parser, time_limit=10.0,
+                       time_help="hard wall-clock limit in seconds; the search normally "
+                                 "stops earlier, on its reproducible work budget")
     parser.add_argument("--granularity", choices=GRANULARITIES, default="tile",
                         help="tile: interleave freely; task: a barrier between tasks")
     parser.add_argument("--secondary", choices=SECONDARIES, default=None,
@@ -67,10 +63,6 @@ def _summary(report: SolveReport) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.time_limit <= 0:
-        raise InputError("--time-limit must be positive", source="<options>", rule="OPTION")
-    if args.workers < 1:
-        raise InputError("--workers must be at least 1", source="<options>", rule="OPTION")
     problem, target = load_problem_input(args.input, args.target)
     report = solve_report(problem, target, time_limit=args.time_limit, seed=args.seed,
                           workers=args.workers, granularity=args.granularity,

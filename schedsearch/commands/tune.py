@@ -27,6 +27,7 @@ from models.errors import InputError
 from models.formats import Schedule, schedule_to_dict, write_json_atomic
 from models.targets import load_target
 from models.workload import load_workload
+from schedsearch.commands.options import add_search_options, add_target_option, at_least_one
 from schedsearch.tuning.batch import (
     Job,
     Outcome,
@@ -54,13 +55,8 @@ def register(subparsers: Any) -> None:
                         help="workload file or bundled example name")
     parser.add_argument("--many", metavar="DIR",
                         help="tune every workload file in DIR instead of one")
-    parser.add_argument("--target", metavar="NAME|FILE",
-                        help="target name or npu-target/1 file (default: the workload's)")
-    parser.add_argument("--time-limit", type=float, default=10.0, metavar="S",
-                        help="budget per workload in seconds (default 10)")
-    parser.add_argument("--seed", type=int, default=0, metavar="N", help="random seed")
-    parser.add_argument("--workers", type=int, default=2, metavar="W",
-                        help="CP-SAT worker threads per search (default 2)")
+    add_target_option(parser, default_from="workload")
+    add_search_options(parser, time_limit=10.0, time_help="budget per workload in seconds")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.add_argument("-o", "--output", metavar="OUT.json",
                         help="write the tuned schedule (one workload)")
@@ -69,7 +65,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--executor", default="local", metavar="local|dask[=ADDRESS]",
                         help="where --many runs: a local process pool (default) or Dask "
                              "distributed (a LocalCluster, or the scheduler at ADDRESS)")
-    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+    parser.add_argument("--jobs", type=at_least_one, default=None, metavar="N",
                         help="local processes for --many (default: cores / workers)")
     parser.add_argument("--results", metavar="DIR",
                         help="where --many writes one result file per workload "
@@ -81,18 +77,12 @@ def _options(args: argparse.Namespace) -> None:
     def fail(message: str) -> InputError:
         return InputError(message, source="<options>", rule="OPTION")
 
-    if args.time_limit <= 0:
-        raise fail("--time-limit must be positive")
-    if args.workers < 1:
-        raise fail("--workers must be at least 1")
     if (args.workload is None) == (args.many is None):
         raise fail("give one WORKLOAD or --many DIR")
     if args.many is None and (args.results or args.jobs or args.executor != "local"):
         raise fail("--results, --jobs and --executor go with --many")
     if args.many is not None and (args.output or args.verify):
         raise fail("-o and --verify go with one WORKLOAD")
-    if args.jobs is not None and args.jobs < 1:
-        raise fail("--jobs must be at least 1")
     parse_executor(args.executor)
 
 

@@ -1,0 +1,52 @@
+"""Options several commands share, declared and checked in one place.
+
+Every command that runs the search takes ``--target``, ``--time-limit``, ``--seed`` and
+``--workers`` with the same meaning; argparse rejects a bad value (not a finite positive
+time, fewer than one worker) with one line and exit status 2 before anything runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+__all__ = ["add_target_option", "add_search_options", "positive_seconds", "at_least_one"]
+
+
+def positive_seconds(text: str) -> float:
+    """A time limit: a finite number of seconds above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text!r}")
+    return value
+
+
+def at_least_one(text: str) -> int:
+    """A count of workers or processes: a whole number, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_target_option(parser: argparse.ArgumentParser, default_from: str = "input") -> None:
+    parser.add_argument("--target", metavar="NAME|FILE",
+                        help=f"target name or npu-target/1 file (default: the {default_from}'s)")
+
+
+def add_search_options(parser: argparse.ArgumentParser, *, time_limit: float,
+                       time_help: str) -> None:
+    """``--time-limit S`` (default ``time_limit``), ``--seed N``, ``--workers W``."""
+    parser.add_argument("--time-limit", type=positive_seconds, default=time_limit,
+                        metavar="S", help=f"{time_help} (default {time_limit:g})")
+    parser.add_argument("--seed", type=int, default=0, metavar="N",
+                        help="random seed (default 0)")
+    parser.add_argument("--workers", type=at_least_one, default=2, metavar="W",
+                        help="parallel CP-SAT runs, one thread each (default 2); the same "
+                             "seed and workers give the same schedule")
