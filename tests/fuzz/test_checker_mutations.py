@@ -47,7 +47,10 @@ def _comparable(codes: set[str]) -> set[str]:
 
 @given(doc=legal_schedules(), data=st.data())
 def test_checker_agrees_with_the_reference(doc: dict[str, Any], data: st.DataObject) -> None:
-    chain = data.draw(st.lists(st.sampled_from(CODES + tuple(NOISE)), max_size=3),
+    # noise first and FORMAT last: Hypothesis favours early choices, and FORMAT masks the
+    # rest of the comparison
+    choices = [*NOISE, *(c for c in CODES if c != "FORMAT"), "FORMAT"]
+    chain = data.draw(st.lists(st.sampled_from(choices), min_size=1, max_size=3),
                       label="mutations")
     mutant, applied = apply_chain(doc, chain, data.draw)
     note(f"applied {applied}: {dump(mutant)}")
