@@ -1,16 +1,19 @@
+import random
 import time
 
+import pytest
+from conftest import smallest_capacity
 from helpers import guillotine
 
 from schedsearch.placement import PlacementBuffer, validate_placement
 from schedsearch.placement.exact import search
 
 
-def run(buffers, capacity, seconds=10.0):
+def run(buffers, capacity, seconds=10.0, seed=0):
     return search([b.lower for b in buffers], [b.upper for b in buffers],
                   [b.size for b in buffers], [b.align for b in buffers],
                   [-1 if b.offset is None else b.offset for b in buffers], capacity,
-                  deadline=time.perf_counter() + seconds)
+                  deadline=time.perf_counter() + seconds, seed=seed)
 
 
 def test_tight_instances_with_twins_and_stacks_are_solved():
@@ -36,3 +39,33 @@ def test_an_expired_deadline_is_a_timeout():
     assert run(buffers, 256).status == "FOUND"
     outcome = run(buffers, 256, seconds=-1.0)
     assert (outcome.status, outcome.offsets) == ("TIMEOUT", {})
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_parts_ranked_afresh_stay_exact(seed):
+    # Staggered lifetimes split into independent parts as buffers are placed; every part
+    # is ranked afresh (and, with a seed, ties broken by noise). The brute-force oracle
+    # says which capacity fits, the search must agree both ways.
+    rnd = random.Random(seed)
+    for _ in range(25):
+        buffers = []
+        for i in range(rnd.randrange(4, 8)):
+            lower = rnd.randrange(0, 10)
+            buffers.append(PlacementBuffer(f"b{i}", lower, lower + rnd.randrange(1, 6),
+                                           rnd.randrange(1, 7), rnd.choice([1, 1, 2])))
+        smallest = smallest_capacity(buffers)
+        found = run(buffers, smallest, seed=seed)
+        assert found.status == "FOUND", buffers
+        offsets = {buffers[i].id: x for i, x in found.offsets.items()}
+        assert validate_placement(buffers, offsets, smallest) == []
+        assert run(buffers, smallest - 1, seed=seed).status == "INFEASIBLE", buffers
+
+
+@pytest.mark.parametrize("seed", [2, 9])
+def test_perfect_packings_over_a_long_horizon_are_found(seed):
+    # A long horizon gives many narrow parts, each searched with its own ranks.
+    buffers = guillotine(seed=seed, cuts=60, horizon=256)
+    outcome = run(buffers, 64, seed=seed)
+    assert outcome.status == "FOUND"
+    offsets = {buffers[i].id: x for i, x in outcome.offsets.items()}
+    assert validate_placement(buffers, offsets, 64) == []
