@@ -22,7 +22,11 @@ above the floor take their bytes out of that room.
 
 *Decomposition.* Once no unplaced buffer spans the boundary between two sections, the
 two sides no longer interact and are solved one after the other (MiniMalloc's dynamic
-decomposition); a side that fails fails the branch.
+decomposition); a side that fails fails the branch. Each side is ranked afresh, its T
+(largest section total) counting only the bytes still unplaced, as MiniMalloc does. The
+canonical solutions do not depend on the ranks (a buffer rests on a neighbour or on 0
+whatever the order; ranks only break ties at one offset), so any order is exact; the
+symmetry rules keep the component's first ranks.
 
 Nodes are budgeted: :func:`search` runs a round robin over buffer preorders with a
 doubling node limit, because one order often finds in a thousand nodes what another
