@@ -8,7 +8,8 @@ kind of constraint:
 
 * buffer RAW: the op that writes the value a read expects ends before the reader starts;
 * buffer WAW: writes to intersecting bytes of one buffer never overlap (WRITE_RACE) and
-  are totally ordered, consistently with a topological order of after + RAW edges;
+  are totally ordered, consistently with a topological order of after + RAW edges (or,
+  where that order contradicts itself, one writer at a time avoiding cycles);
 * buffer WAR: every reader of a written value ends before the next write to any of the
   bytes it reads starts (STALE_READ's "no other op writes those bytes" clause);
 * DDR RAW: a read of an output/temp tensor region starts after every write of it ends.
@@ -156,28 +157,107 @@ def _ddr_raw(inst: Instance, edges: _Edges) -> None:
                     edges.add(writer, reader)
 
 
-def _buffer_order(inst: Instance, edges: _Edges, rank: dict[int, int],
-                  writes: dict[int, list[_Write]], reads: list[_Read]) -> None:
-    """WAW and WAR edges, writers of each buffer ordered by ``rank`` (a topological order)."""
-    zero = [inst.min_duration(i) == 0 for i in range(inst.n_ops)]
-    ordered = {b: sorted(ws, key=lambda w: rank[w[0]]) for b, ws in writes.items()}
-    position: dict[tuple[int, int], int] = {}
-    for b, ws in ordered.items():
-        for k, (op, span, _) in enumerate(ws):
-            position.setdefault((b, op), k)
-            for later, later_span, _ in ws[k + 1:]:
-                if later != op and _intersects(span, later_span):
-                    edges.add(op, later, 1 if zero[later] else 0)
-                    if _covers(later_span, span):
-                        break
-    for reader, b, span, value in reads:
-        ws = ordered.get(b, [])
-        producer = _producer(inst, writes.get(b, []), reader, b, span, value)
-        for later, later_span, _ in ws[position[(b, producer)] + 1:]:
+def _order_buffer(inst: Instance, edges: _Edges, b: int, writers: list[_Write],
+                  reads: list[_Read], zero: list[bool]) -> None:
+    """WAW and WAR edges of buffer ``b`` whose ``writers`` are in the order they must run."""
+    position: dict[int, int] = {}
+    for k, (op, span, _) in enumerate(writers):
+        position.setdefault(op, k)
+        for later, later_span, _ in writers[k + 1:]:
+            if later != op and _intersects(span, later_span):
+                edges.add(op, later, 1 if zero[later] else 0)
+                if _covers(later_span, span):
+                    break
+    for reader, _, span, value in reads:
+        producer = _producer(inst, writers, reader, b, span, value)
+        for later, later_span, _ in writers[position[producer] + 1:]:
             if later != reader and later != producer and _intersects(span, later_span):
                 edges.add(reader, later)
                 if _covers(later_span, span):
                     break
+
+
+def _buffer_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]],
+                  reads: list[_Read]) -> None:
+    """WAW and WAR edges for every buffer.
+
+    Fast path: the writers of every buffer in one topological order of after + RAW. That
+    order can contradict itself (a reader of buffer y must end before an op that also
+    overwrites x, which that order put before y's producer), so when the result has a
+    cycle, each buffer with several writers is ordered again by :func:`_safe_order`.
+    """
+    zero = [inst.min_duration(i) == 0 for i in range(inst.n_ops)]
+    reads_of: dict[int, list[_Read]] = defaultdict(list)
+    for read in reads:
+        reads_of[read[1]].append(read)
+    base = dict(edges.lags)
+    rank = {op: k for k, op in enumerate(_topological(
+        inst, edges, "the after edges and read-after-write dependencies"))}
+    for b, ws in writes.items():
+        _order_buffer(inst, edges, b, sorted(ws, key=lambda w: rank[w[0]]), reads_of[b],
+                      zero)
+    if _acyclic(inst, edges):
+        return
+    edges.lags = base
+    for b, ws in writes.items():
+        if len({op for op, _, _ in ws}) > 1:
+            ws = _safe_order(inst, edges, b, ws, reads_of[b])
+        _order_buffer(inst, edges, b, ws, reads_of[b], zero)
+
+
+def _safe_order(inst: Instance, edges: _Edges, b: int, writers: list[_Write],
+                reads: list[_Read]) -> list[_Write]:
+    """The writers of ``b`` in an order whose WAW and WAR edges close no cycle with the
+    edges decided so far, built one writer at a time: the next writer is the first (by
+    index) whose new edges close no cycle. Placing it adds edges into it (from every
+    earlier writer of intersecting bytes and every reader of their values over those
+    bytes) and commits every writer still to come that touches its bytes to follow it
+    and the readers of its own value.
+    When no writer qualifies, the rest follow by index and the caller reports the cycle."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(inst.n_ops))
+    graph.add_edges_from(edges.lags)
+    spans: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for op, span, _ in writers:
+        spans[op].append(span)
+    readers: dict[int, list[tuple[int, tuple[int, int]]]] = defaultdict(list)
+    for reader, _, span, value in reads:
+        readers[_producer(inst, writers, reader, b, span, value)].append((reader, span))
+    placed: list[int] = []
+    remaining = sorted(spans)
+    while remaining:
+        for op in remaining:
+            sources = {p for p in placed
+                       if any(_intersects(s, t) for s in spans[p] for t in spans[op])}
+            sources |= {r for p in placed for r, span in readers[p]
+                        if r != op and any(_intersects(span, t) for t in spans[op])}
+            later = [w for w in remaining if w != op
+                     and any(_intersects(s, t) for s in spans[w] for t in spans[op])]
+            later_edges = [(op, w) for w in later]
+            later_edges += [(r, w) for w in later for r, span in readers[op]
+                            if r != w and any(_intersects(span, t) for t in spans[w])]
+            tentative = [e for e in {*((s, op) for s in sources), *later_edges}
+                         if not graph.has_edge(*e)]
+            graph.add_edges_from(tentative)
+            closes = any(nx.has_path(graph, v, u) for u, v in tentative)
+            graph.remove_edges_from(tentative)
+            if not closes:
+                break
+        else:
+            placed += remaining
+            break
+        graph.add_edges_from((source, op) for source in sources)
+        placed.append(op)
+        remaining.remove(op)
+    order = {op: k for k, op in enumerate(placed)}
+    return sorted(writers, key=lambda w: order[w[0]])
+
+
+def _acyclic(inst: Instance, edges: _Edges) -> bool:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(inst.n_ops))
+    graph.add_edges_from(edges.lags)
+    return nx.is_directed_acyclic_graph(graph)
 
 
 def _task_barriers(inst: Instance, edges: _Edges) -> tuple[list[str], list[tuple[int, int, int]]]:
@@ -221,9 +301,7 @@ def build_dag(inst: Instance, granularity: str = "tile") -> Dag:
     for reader, b, span, value in reads:
         edges.add(_producer(inst, writes.get(b, []), reader, b, span, value), reader)
     _ddr_raw(inst, edges)
-    order = _topological(inst, edges, "the after edges and read-after-write dependencies")
-    rank = {op: k for k, op in enumerate(order)}
-    _buffer_order(inst, edges, rank, writes, reads)
+    _buffer_order(inst, edges, writes, reads)
     topo = _topological(inst, edges, "the op dependencies (after, RAW, WAW, WAR)")
     op_edges = [(p, s, lag) for (p, s), lag in edges.lags.items()]
     task_order: list[str] = []

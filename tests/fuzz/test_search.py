@@ -52,25 +52,6 @@ def _assert_legal(witness: dict[str, Any], answer: dict[str, Any]) -> None:
     assert answer["problem"]["ops"].keys() == witness["problem"]["ops"].keys()
 
 
-#: Refusals of feasible problems that fuzzing has found and pinned below (xfail tests).
-#: The properties tolerate them, counted as events, so CI stays green on the known bugs;
-#: when one is fixed, its xfail test turns red (strict) and its rule leaves this set.
-KNOWN_REFUSALS = {
-    "CYCLE",  # test_search_orders_writes_against_the_value_flow
-    "FIT",    # test_search_places_two_tiny_buffers_in_the_wrong_order
-}
-
-
-def _solve_or_known_refusal(witness: dict[str, Any], granularity: str,
-                            seed: int) -> dict[str, Any] | None:
-    try:
-        return _solve(witness, granularity, seed)
-    except InputError as error:
-        assert error.rule in KNOWN_REFUSALS, f"feasible problem refused: {error}"
-        event(f"known refusal: {error.rule}")
-        return None
-
-
 @pytest.mark.parametrize("granularity", ["tile", "task"])
 @settings(max_examples=examples(0.12, minimum=3))
 @given(data=st.data(), seed=st.integers(0, 3))
@@ -78,9 +59,7 @@ def test_search_answers_are_legal(granularity: str, data: st.DataObject, seed: i
     witness = data.draw(feasible_instances(max_ops=8, task_barriers=granularity == "task"),
                         label="witness")
     note(f"witness: {dump(witness)}")
-    answer = _solve_or_known_refusal(witness, granularity, seed)
-    if answer is not None:
-        _judge(witness, answer)
+    _judge(witness, _solve(witness, granularity, seed))
 
 
 @settings(max_examples=examples(0.12, minimum=3))
@@ -89,9 +68,13 @@ def test_task_granularity_answers_or_names_a_cycle(witness: dict[str, Any], seed
     """Without a task-ordered witness, the task-level search may refuse (rule CYCLE: the
     tasks' dependencies may really be circular), but anything it returns is legal."""
     note(f"witness: {dump(witness)}")
-    answer = _solve_or_known_refusal(witness, "task", seed)
-    if answer is not None:
-        _judge(witness, answer)
+    try:
+        answer = _solve(witness, "task", seed)
+    except InputError as error:
+        assert error.rule == "CYCLE" and "granularity=task" in error.message, str(error)
+        event("refused: the tasks' dependencies are circular")
+        return
+    _judge(witness, answer)
 
 
 def _pinned(witness: dict[str, Any]) -> None:
@@ -99,25 +82,19 @@ def _pinned(witness: dict[str, Any]) -> None:
     _assert_legal(witness, _solve(witness, "tile", 0))
 
 
-@pytest.mark.xfail(strict=True, raises=InputError,
-                   reason="hazards.py fixes the order of the writes to one buffer from after "
-                          "+ RAW edges only, then the WAR edges close a cycle (CYCLE)")
 def test_search_orders_writes_against_the_value_flow() -> None:
     """Found by fuzzing, shrunk by hand. ``clobber`` must follow ``use`` (it overwrites the
     ``x1`` that ``use`` reads), and ``load_y`` must precede ``use`` (RAW on ``y0``), so
     ``clobber``'s unread ``y1`` must come after ``load_y``'s ``y0``: the order
     load_x, load_y, use, clobber is legal (the witness); the search orders the two writes
-    to ``y`` the other way round and reports a dependency cycle."""
+    to ``y`` the other way round and reported a dependency cycle."""
     _pinned(_WAW_CYCLE_WITNESS)
 
 
-@pytest.mark.xfail(strict=True, raises=InputError,
-                   reason="the constructive scheduler puts the 1-byte buffer at offset 0, then "
-                          "cannot align the 2-aligned one in the 2-byte memory (FIT)")
 def test_search_places_two_tiny_buffers_in_the_wrong_order() -> None:
     """Found by fuzzing, shrunk by Hypothesis: one op writes two 1-byte buffers, one of
-    them 2-aligned, in a 2-byte memory; offsets 0 (the aligned one) and 1 fit. The message
-    says "needs 2 bytes of VTCM while 0 of 2 are held", which reads as if it fitted."""
+    them 2-aligned, in a 2-byte memory; offsets 0 (the aligned one) and 1 fit. The search
+    placed the 1-byte one first and reported FIT."""
     _pinned(_ALIGN_FIT_WITNESS)
 
 
