@@ -105,7 +105,7 @@ def test_activities_become_ops_resources_budgets_successors_edges() -> None:
 
 
 def test_psplib_parses_the_same_instance(tmp_path) -> None:
-    psplib = pytest.importorskip("psplib")
+    import psplib  # in the test extra; the benchmark itself imports it only when run
     path = tmp_path / "tiny.txt"
     path.write_text(PATTERSON)
     parsed = psplib.parse(path, instance_format="patterson")

@@ -1,11 +1,9 @@
 """The project's checker judges placements through the schedule converter."""
 
-import pytest
 from helpers import guillotine
 
+import checker
 from schedsearch.placement import PlacementBuffer, place, placement_to_schedule_document
-
-checker = pytest.importorskip("checker")
 
 
 def verify(buffers, offsets, capacity, alignment=1):

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from trace_fixture import PEAK_DDR, PEAK_VTCM, SCHEDULE
 
+from models.cost import evaluate
 from models.errors import InputError
 from models.formats import Schedule, schedule_from_dict
 from schedsearch.trace import (
@@ -158,9 +159,8 @@ def test_live_bytes_counter_matches_a_brute_force_sweep(schedule: Schedule) -> N
 
 
 def test_live_bytes_counter_peak_equals_the_cost_model(schedule: Schedule) -> None:
-    cost = pytest.importorskip("models.cost")
     series = counter(schedule_to_trace(schedule), "VTCM")
-    assert max(v for _, v in series) == cost.evaluate(schedule).peak_bytes["VTCM"]
+    assert max(v for _, v in series) == evaluate(schedule).peak_bytes["VTCM"]
 
 
 def test_budget_draw_counter_follows_the_running_ops(schedule: Schedule) -> None:
