@@ -7,7 +7,9 @@ The pipeline, each stage starting from the previous stage's legal answer:
    every precedence the accesses imply (:mod:`schedsearch.hazards`; rule CYCLE if they
    contradict each other);
 2. the memory-aware list scheduler (:mod:`schedsearch.constructive`): a legal schedule in
-   milliseconds, or a clear error naming the op that cannot fit;
+   milliseconds, or a clear error naming the op that cannot fit; when every pass stalls
+   on a small problem, CP-SAT on the whole problem as a last resort (``meta.solver`` is
+   then ``cp-sat`` even if nothing later improves its answer);
 3. improvement within the time limit: the whole CP-SAT model first when the problem is
    small (:mod:`schedsearch.cpsat`; it also proves a bound), then large-neighbourhood
    search over time windows (:mod:`schedsearch.lns`) unless optimality was proven; both
@@ -40,8 +42,9 @@ from models.evaluation import evaluate
 from models.formats import Problem, Schedule, Target
 from models.validate import validate_problem
 from schedsearch.budget import Budget
-from schedsearch.constructive import construct, tails
+from schedsearch.constructive import construct_report, tails
 from schedsearch.cpsat.model import (
+    WHOLE_MODEL_MAX_OPS,
     build,
     solve_built,
     whole_problem,
@@ -57,10 +60,8 @@ __all__ = ["solve", "solve_report", "Progress", "SolveReport", "SECONDARIES",
            "WHOLE_MODEL_MAX_OPS"]
 
 SECONDARIES = ("peak-memory",)
-#: Problems up to this many ops first get one CP-SAT model of the whole problem (for
-#: ``WHOLE_MODEL_SHARE`` of the budget: it yields a proven bound), then LNS; larger ones
-#: go straight to LNS, which improves faster than the whole model at every size measured.
-WHOLE_MODEL_MAX_OPS = 200
+#: Problems up to :data:`WHOLE_MODEL_MAX_OPS` ops first get one CP-SAT model of the whole
+#: problem for this share of the budget (it yields a proven bound), then LNS.
 WHOLE_MODEL_SHARE = 0.4
 #: Share of the budget the peak-memory phase gets when it is asked for.
 SECONDARY_SHARE = 0.3
@@ -128,15 +129,16 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
             progress(Progress(stage, makespan, bound, time.perf_counter() - begin))
 
     budget = Budget.start(time_limit, begin=begin)
-    solution = construct(inst, dag, source, budget)
+    constructed = construct_report(inst, dag, source, budget, seed=seed, workers=workers)
+    solution = constructed.solution
     emit("constructive", solution.makespan(inst))
     search = budget.share(1 - SECONDARY_SHARE) if secondary is not None else budget
-    meta: dict[str, Any] = {"solver": "constructive", "status": "FEASIBLE"}
+    meta: dict[str, Any] = {"solver": constructed.solver, "status": "FEASIBLE"}
     cpsat_bound = None
     if 0 < inst.n_ops <= WHOLE_MODEL_MAX_OPS:
         whole = search.share(WHOLE_MODEL_SHARE)
-        solution, meta, cpsat_bound = _whole_model(inst, dag, solution, bound, whole, seed,
-                                                   workers, placement, emit)
+        solution, meta, cpsat_bound = _whole_model(inst, dag, solution, meta["solver"], bound,
+                                                   whole, seed, workers, placement, emit)
         search.absorb(whole)
     if inst.n_ops and meta["status"] != "OPTIMAL":
         result = improve(inst, dag, solution, search, seed=seed, workers=workers,
@@ -168,18 +170,20 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
                        busy_share=figures.busy_share, peak_bytes=figures.peak_bytes)
 
 
-def _whole_model(inst: Instance, dag: Any, solution: Solution, bound: int, budget: Budget,
-                 seed: int, workers: int, placement: bool, emit: Callable[[str, int], None]
+def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, bound: int,
+                 budget: Budget, seed: int, workers: int, placement: bool,
+                 emit: Callable[[str, int], None]
                  ) -> tuple[Solution, dict[str, Any], int | None]:
-    """CP-SAT on the whole problem, hinted with ``solution``; keeps it if nothing better.
-    With ``placement`` memory is relaxed to a cumulative (its bound stays valid) and the
-    placement engine assigns the addresses; an answer it cannot place is dropped."""
+    """CP-SAT on the whole problem, hinted with ``solution`` (found by ``solver``); keeps
+    it, and its solver's name, if nothing better. With ``placement`` memory is relaxed to
+    a cumulative (its bound stays valid) and the placement engine assigns the addresses;
+    an answer it cannot place is dropped."""
     inc = Incumbent.of(inst, dag, solution)
     built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan,
                   offsets=not placement)
     outcome = solve_built(built, budget, work=budget.left, seed=seed, workers=workers,
                           on_objective=lambda m: emit("cp-sat", m))
-    meta: dict[str, Any] = {"solver": "constructive", "status": outcome.status}
+    meta: dict[str, Any] = {"solver": solver, "status": outcome.status}
     found = outcome.solution
     if found is not None and placement:
         found = place_offsets(inst, found, solution, budget, seed)

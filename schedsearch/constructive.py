@@ -42,12 +42,15 @@ from dataclasses import dataclass
 
 from models.errors import InputError
 from schedsearch.budget import Budget
+from schedsearch.cpsat.model import WHOLE_MODEL_MAX_OPS, build, solve_built, whole_problem
+from schedsearch.cpsat.variables import Incumbent
 from schedsearch.hazards import Dag
 from schedsearch.instance import Instance
 from schedsearch.modes import mode_prices
 from schedsearch.solution import Solution
 
-__all__ = ["construct", "tails", "Stall"]
+__all__ = ["construct", "construct_report", "Constructed", "exact_fallback", "safe_horizon",
+           "tails", "Stall", "LAST_RESORT_SECONDS"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -463,15 +466,38 @@ def priced_modes(inst: Instance) -> list[list[int]]:
     return allowed
 
 
+@dataclass(frozen=True, slots=True)
+class Constructed:
+    """A legal solution and what found it: ``"constructive"`` (a list-scheduling pass) or
+    ``"cp-sat"`` (the last resort, :func:`exact_fallback`, after every pass stalled)."""
+
+    solution: Solution
+    solver: str
+
+
 def construct(inst: Instance, dag: Dag, source: str = "<problem>",
-              budget: Budget | None = None) -> Solution:
+              budget: Budget | None = None, *, seed: int = 0, workers: int = 1) -> Solution:
+    """:func:`construct_report`'s solution."""
+    return construct_report(inst, dag, source, budget, seed=seed, workers=workers).solution
+
+
+def construct_report(inst: Instance, dag: Dag, source: str = "<problem>",
+                     budget: Budget | None = None, *, seed: int = 0,
+                     workers: int = 1) -> Constructed:
     """The shortest legal solution among the passes of :data:`_PORTFOLIO` the budget
     allows, or of :data:`_FALLBACK` when all of them stall. The first pass always runs
     to its end; later ones stop when the work left (:data:`CHARGE_PER_TRY` per start
     attempt) or the deadline runs out, and are charged the attempts they made.
 
-    Raises :class:`InputError` (rule FIT) when even in-sequence issue of a depth-first
-    order cannot fit memory, naming the op that could not start and what held memory.
+    When even in-sequence issue of a depth-first order stalls, greedy placement has
+    failed, not necessarily the problem (a first-fit address can block the exact packing
+    memory needs): :func:`exact_fallback` then searches the whole problem with CP-SAT
+    (``seed`` and ``workers`` as in :func:`schedsearch.cpsat.model.solve_built`), within
+    what is left of ``budget`` (:data:`LAST_RESORT_SECONDS` without one).
+
+    Raises :class:`InputError` (rule FIT), naming the op that could not start and what
+    held memory, when that search proves no schedule exists, runs out of time, or is not
+    tried (above :data:`WHOLE_MODEL_MAX_OPS` ops).
     """
     policies: dict[str, list[list[int]] | None] = {"all": None}
     priced = priced_modes(inst)
@@ -515,12 +541,88 @@ def construct(inst: Instance, dag: Dag, source: str = "<problem>",
         order, tail = sequence("all", name)
         result = _Pass(inst, dag, order, window, reserve, tail, two_ended=two_ended).run()
         if isinstance(result, Solution):
-            return result
+            return Constructed(result, "constructive")
         assert result is not None  # only a pass given limits gives up
         stall = result
     if best is not None:
-        return best
+        return Constructed(best, "constructive")
     assert stall is not None
-    raise InputError(f"no memory-feasible order found: at time {stall.time} op "
-                     f"{stall.op!r} needs {stall.reason}", source=source,
-                     path=f"$.ops[\"{stall.op}\"]", rule="FIT")
+    found = exact_fallback(inst, dag, stall, source,
+                           budget if budget is not None else Budget.start(LAST_RESORT_SECONDS),
+                           seed, workers)
+    return Constructed(found, "cp-sat")
+
+
+#: Work (calibrated seconds) the last resort may use when :func:`construct` is given no
+#: budget (tools that want any legal schedule, not a time-limited search).
+LAST_RESORT_SECONDS = 10.0
+
+
+def safe_horizon(inst: Instance) -> int:
+    """A makespan within which some legal schedule lies if any does: the sum of every
+    op's longest duration, plus one tick between consecutive ops.
+
+    Why. Take a legal schedule and its distinct start and end times, in order. Keep each
+    gap between consecutive times that some op of positive duration runs through, and
+    shrink every other gap to one tick. The order of all times is kept, ties included,
+    so every constraint keeps holding: which windows (ops', buffers') overlap depends
+    only on that order, as do the precedences (their lags are 0, or 1 where the order is
+    strict); no running op loses a tick, so durations hold. The kept gaps add up to at
+    most the sum of the durations; each shrunk gap ends where some op starts (an op of
+    positive duration ending there would have run through it), and not the first op, so
+    there are fewer of them than ops. (With every duration positive those gaps could even
+    shrink to zero; zero-duration ops with a lag of 1 between them need the tick.)"""
+    longest = sum(max(mode.duration for mode in modes) for modes in inst.modes)
+    return longest + max(0, inst.n_ops - 1)
+
+
+def exact_fallback(inst: Instance, dag: Dag, stall: Stall, source: str, budget: Budget,
+                   seed: int, workers: int) -> Solution:
+    """Any legal solution, from CP-SAT on the whole exact model (memory with addresses),
+    after every list-scheduling pass stalled at ``stall``.
+
+    Greedy passes are incomplete: first-fit can put a buffer where the exact packing a
+    tight memory needs has to go, and no sequence or window repairs that. CP-SAT is
+    complete within a horizon that provably loses no legal schedule
+    (:func:`safe_horizon`), so it finds one, proves there is none, or runs out of the
+    budget. Its incumbent (the hint, and the horizon) is the serial schedule: ops in
+    topological order, each at its longest mode, one tick apart (so every lag holds and
+    its makespan is the safe horizon), every offset 0 (so it is illegal in memory). Each
+    run stops at its first solution, which the later stages improve. Deterministic for a
+    seed and worker count, as every CP-SAT run here.
+
+    Raises :class:`InputError` (rule FIT) when CP-SAT proves that no schedule respects
+    the derived dependencies (:mod:`schedsearch.hazards`; they fix one order of the
+    writers of shared bytes), when the budget runs out first, or when the problem has more
+    than :data:`WHOLE_MODEL_MAX_OPS` ops (the model would be too slow to help).
+    """
+    stalled = f"at time {stall.time} op {stall.op!r} needs {stall.reason}"
+
+    def fit_error(why: str) -> InputError:
+        return InputError(f"no memory-feasible order found: {stalled}; {why}",
+                          source=source, path=f"$.ops[\"{stall.op}\"]", rule="FIT")
+
+    if inst.n_ops > WHOLE_MODEL_MAX_OPS:
+        raise fit_error(f"every list-scheduling pass stalled, and the exact search is "
+                        f"not tried above {WHOLE_MODEL_MAX_OPS} ops")
+    modes = [max(range(len(inst.modes[i])), key=lambda k, i=i: (inst.modes[i][k].duration, -k))
+             for i in range(inst.n_ops)]
+    starts = [0] * inst.n_ops
+    now = 0
+    for v in dag.topo:
+        if v < inst.n_ops:
+            starts[v] = now
+            now += inst.modes[v][modes[v]].duration + 1
+    inc = Incumbent.of(inst, dag, Solution(tuple(modes), tuple(starts), (0,) * inst.n_buffers))
+    built = build(inst, dag, inc, whole_problem(dag, inc), max(tails(inst, dag), default=0),
+                  region_end=inc.makespan)
+    outcome = solve_built(built, budget, work=budget.left, seed=seed, workers=workers,
+                          first=True)
+    if outcome.solution is not None:
+        return outcome.solution
+    if outcome.status == "INFEASIBLE":
+        raise fit_error("CP-SAT proved that no schedule respecting the derived "
+                        "dependencies (after, read-after-write, and the chosen order of "
+                        "the writers of shared bytes) fits memory")
+    raise fit_error("every list-scheduling pass stalled, and the exact search (CP-SAT "
+                    "on the whole problem) ran out of time before finding a schedule")

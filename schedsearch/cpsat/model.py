@@ -1,8 +1,10 @@
 """Compose variables, constraints and an objective; hint, solve, and read the answer back.
 
-Every model starts from a legal incumbent and is given a complete hint from it (every
-variable, the shift at zero), so CP-SAT begins from a feasible point: without one, the
-NoOverlap2D of a memory that binds leaves it with no solution at all for minutes.
+Every model starts from an incumbent and is given a complete hint from it (every
+variable, the shift at zero). The incumbent is legal, so CP-SAT begins from a feasible
+point (without one, the NoOverlap2D of a memory that binds leaves it with no solution at
+all for minutes), except in the constructive's last resort: there no legal schedule is
+known, the problem is small (:data:`WHOLE_MODEL_MAX_OPS`) and any solution is the goal.
 
 Reproducibility and workers: CP-SAT with several workers under a wall-clock limit is
 not deterministic, and measured on these models (OR-Tools 9.15) neither is a run stopped
@@ -44,7 +46,13 @@ from schedsearch.instance import Instance
 from schedsearch.solution import Solution
 
 __all__ = ["Built", "Outcome", "build", "solve_built", "solve_each", "whole_problem",
-           "portfolio_seeds", "conflict_cost", "SECONDS_PER_CONFLICT"]
+           "portfolio_seeds", "conflict_cost", "SECONDS_PER_CONFLICT", "WHOLE_MODEL_MAX_OPS"]
+
+#: Problems up to this many ops get one CP-SAT model of the whole problem: after the
+#: constructive (it yields a proven bound; larger ones go straight to LNS, which improves
+#: faster than the whole model at every size measured), and as the constructive's last
+#: resort when every list-scheduling pass stalls.
+WHOLE_MODEL_MAX_OPS = 200
 
 #: Calibration: wall seconds one conflict costs a single CP-SAT worker on a model of
 #: 1,000 constraints; the cost grows as ``constraints ** 1.5``. Measured on a shared
@@ -185,9 +193,10 @@ class _Run:
 
 
 def _run(built: Built, seed: int, conflicts: int, wall: float,
-         on_objective: Callable[[int], None] | None) -> _Run:
+         on_objective: Callable[[int], None] | None, first: bool = False) -> _Run:
     """Solve ``built`` with one sequential worker (the reproducible configuration, see the
-    module docstring), stopping after ``conflicts`` conflicts or ``wall`` seconds."""
+    module docstring), stopping after ``conflicts`` conflicts or ``wall`` seconds, or at
+    the first solution with ``first``."""
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = 1
@@ -195,16 +204,18 @@ def _run(built: Built, seed: int, conflicts: int, wall: float,
     params.randomize_search = seed % PORTFOLIO_STRIDE != 0
     params.max_number_of_conflicts = conflicts
     params.max_time_in_seconds = max(wall, 0.001)
+    params.stop_after_first_solution = first
     status = solver.solve(built.model, _Watcher(on_objective) if on_objective else None)
     found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    proven = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+    # Stopped for a reason that repeats: a proof, the first solution asked for, or the cap.
+    settled = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) or (first and found)
     return _Run(
         status=solver.status_name(status),
         solution=_extract(built, solver) if found else None,
         objective=round(solver.objective_value) if found else None,
         bound=int(-(-solver.best_objective_bound // 1)) if found else None,
         conflicts=solver.num_conflicts,
-        cut=not proven and solver.num_conflicts < conflicts)
+        cut=not settled and solver.num_conflicts < conflicts)
 
 
 def conflict_cost(built: Built) -> float:
@@ -215,7 +226,7 @@ def conflict_cost(built: Built) -> float:
 
 
 def _parallel(jobs: list[tuple[Built, int]], budget: Budget, work: float,
-              on_objective: Callable[[int], None] | None) -> list[_Run]:
+              on_objective: Callable[[int], None] | None, first: bool = False) -> list[_Run]:
     """Run each ``(model, seed)`` in a thread of its own, side by side.
 
     ``CpSolver.solve`` releases the GIL (measured: a Python loop keeps running while a
@@ -228,10 +239,10 @@ def _parallel(jobs: list[tuple[Built, int]], budget: Budget, work: float,
     caps = [max(1, round(granted / cost)) for cost in costs]
     wall = budget.wall_left()
     if len(jobs) == 1:
-        runs = [_run(*jobs[0], caps[0], wall, on_objective)]
+        runs = [_run(*jobs[0], caps[0], wall, on_objective, first)]
     else:
         with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            futures = [pool.submit(_run, built, seed, cap, wall, on_objective)
+            futures = [pool.submit(_run, built, seed, cap, wall, on_objective, first)
                        for (built, seed), cap in zip(jobs, caps, strict=True)]
             runs = [future.result() for future in futures]
     budget.charge(max(min(run.conflicts, cap) * cost
@@ -248,18 +259,23 @@ def portfolio_seeds(seed: int, workers: int) -> list[int]:
 
 
 def solve_built(built: Built, budget: Budget, *, work: float, seed: int, workers: int,
-                on_objective: Callable[[int], None] | None = None) -> Outcome:
+                on_objective: Callable[[int], None] | None = None,
+                first: bool = False) -> Outcome:
     """A portfolio of ``workers`` single-worker runs of one model with different seeds,
     in parallel; the best objective wins, ties going to the lowest member, so the answer
     depends only on the model, ``seed``, ``workers`` and the work granted (unless the
-    deadline cut a run: then ``Outcome.cut``). The budget is charged (see :func:`_parallel`)."""
+    deadline cut a run: then ``Outcome.cut``). The budget is charged (see :func:`_parallel`).
+    With ``first`` each run stops at its first solution (a model hinted with an illegal
+    point, where any legal answer is the goal). The status is OPTIMAL or INFEASIBLE when
+    any run proved it, else the winning run's."""
     begin = time.perf_counter()
     cut_before = budget.cut
     runs = _parallel([(built, s) for s in portfolio_seeds(seed, workers)], budget, work,
-                     on_objective)
+                     on_objective, first)
     best = _best(runs)
     bounds = [run.bound for run in runs if run.bound is not None]
-    status = "OPTIMAL" if any(run.status == "OPTIMAL" for run in runs) else best.status
+    statuses = {run.status for run in runs}
+    status = next((s for s in ("OPTIMAL", "INFEASIBLE") if s in statuses), best.status)
     return Outcome(status=status, solution=best.solution, objective=best.objective,
                    bound=max(bounds) if bounds else None,
                    wall_s=time.perf_counter() - begin,

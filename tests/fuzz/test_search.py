@@ -104,6 +104,64 @@ def test_search_ignores_a_mode_that_cannot_fit() -> None:
     _pinned(_UNFIT_MODE_WITNESS)
 
 
+def test_search_finds_the_one_packing_first_fit_cannot_foresee() -> None:
+    """Found by fuzzing: VTCM holds 7 bytes aligned to 2, and ``b1``, ``b2``, ``b3``
+    (2, 3 and 2 bytes) are alive together during ``t0.op4``: they fit only with ``b2``
+    at offset 4 and the others at 0 and 2. Every list-scheduling pass put ``b2`` first at
+    offset 0 and stalled, and the search reported FIT; the exact last resort (CP-SAT on
+    the whole problem) finds the packing."""
+    _pinned(_FIRST_FIT_PACKING_WITNESS)
+
+
+_FIRST_FIT_PACKING_WITNESS: dict[str, Any] = {
+    "format": "npu-schedule/1",
+    "target": {"format": "npu-target/1", "name": "fuzz", "time_unit": "ns",
+               "lanes": {"DMA": 3, "HVX": 1}, "budgets": {"DDR_BW": 1},
+               "memories": {"VTCM": {"capacity_bytes": 7, "alignment_bytes": 2},
+                            "L2": {"capacity_bytes": 1, "alignment_bytes": 1}},
+               "costs": {}},
+    "problem": {
+        "format": "npu-problem/1", "name": "fuzz", "tensors": {},
+        "tasks": {"t0": {"kind": "gemm", "space": [[0, 2], [0, 2]]},
+                  "t1": {"kind": "gemm", "space": [[0, 1], [0, 3]]}},
+        "buffers": {"b0": {"memory": "L2", "size": 1, "align": 1},
+                    "b1": {"memory": "VTCM", "size": 2, "align": 1},
+                    "b2": {"memory": "VTCM", "size": 3, "align": 1},
+                    "b3": {"memory": "VTCM", "size": 2, "align": 1}},
+        "ops": {
+            "t0.op0": {"task": "t0", "space": [[0, 1], [0, 1]],
+                       "modes": [{"duration": 1}, {"duration": 1}, {"duration": 1}],
+                       "writes": [{"buffer": "b0", "value": "b0.s0@0"},
+                                  {"buffer": "b2", "bytes": [0, 1], "value": "b2.s0@0"},
+                                  {"buffer": "b2", "bytes": [1, 3], "value": "b2.s1@0"}]},
+            "t0.op1": {"task": "t0", "space": [[0, 1], [1, 2]], "modes": [{"duration": 1}],
+                       "writes": [{"buffer": "b1", "bytes": [0, 1], "value": "b1.s0@0"}]},
+            "t0.op2": {"task": "t0", "space": [[1, 2], [0, 1]], "modes": [{"duration": 1}]},
+            "t0.op3": {"task": "t0", "space": [[1, 2], [1, 2]], "modes": [{"duration": 1}]},
+            "t0.op4": {"task": "t0",
+                       "modes": [{"duration": 1, "lanes": {"DMA": 1}}, {"duration": 1}],
+                       "reads": [{"buffer": "b1", "bytes": [0, 1], "value": "b1.s0@0"}],
+                       "writes": [{"buffer": "b2", "bytes": [1, 3], "value": "b2.s1@1"},
+                                  {"buffer": "b3", "value": "b3.s0@0"}]},
+            "t1.op0": {"task": "t1", "space": [[0, 1], [0, 1]], "modes": [{"duration": 1}]},
+            "t1.op1": {"task": "t1", "space": [[0, 1], [1, 2]], "modes": [{"duration": 1}]},
+            "t1.op2": {"task": "t1", "space": [[0, 1], [2, 3]],
+                       "modes": [{"duration": 2, "lanes": {"DMA": 1}}]}},
+        "after": [["t0.op1", "t1.op2"], ["t0.op0", "t0.op4"]]},
+    "ops": {"t0.op0": {"mode": 0, "start": 0, "end": 1, "units": {}},
+            "t0.op1": {"mode": 0, "start": 0, "end": 1, "units": {}},
+            "t0.op2": {"mode": 0, "start": 0, "end": 1, "units": {}},
+            "t0.op3": {"mode": 0, "start": 0, "end": 1, "units": {}},
+            "t0.op4": {"mode": 0, "start": 1, "end": 2, "units": {"DMA": [0]}},
+            "t1.op0": {"mode": 0, "start": 0, "end": 1, "units": {}},
+            "t1.op1": {"mode": 0, "start": 0, "end": 1, "units": {}},
+            "t1.op2": {"mode": 0, "start": 1, "end": 3, "units": {"DMA": [1]}}},
+    "buffers": {"b0": {"offset": 0, "alloc": 0, "free": 1},
+                "b1": {"offset": 2, "alloc": 0, "free": 2},
+                "b2": {"offset": 4, "alloc": 0, "free": 2},
+                "b3": {"offset": 0, "alloc": 1, "free": 2}},
+    "makespan": 3}
+
 _UNFIT_MODE_WITNESS: dict[str, Any] = {
     "format": "npu-schedule/1",
     "target": {"format": "npu-target/1", "name": "fuzz", "time_unit": "ns",

@@ -90,6 +90,21 @@ def two_task_problem(tile: int = 512) -> Problem:
                    buffers={**b1, **b2}, ops={**o1, **o2})
 
 
+def packing_problem() -> Problem:
+    """Shrunk from a fuzz witness: in 7 bytes aligned to 2, ``x`` (3 bytes, alive from
+    ``a`` to ``c``), ``y`` and ``z`` (2 bytes each, alive together with ``x`` in ``c``)
+    fit only with ``x`` at offset 4. Every greedy pass puts ``x`` at 0 first, then
+    cannot place ``z`` (``d``, which follows ``b``, only changes the passes' sequences:
+    without it one of the passes happens to succeed)."""
+    ops = {"a": compute("t", [], [("x", "x1")], duration=1),
+           "b": compute("t", [], [("y", "y1")], duration=1),
+           "c": compute("t", [("y", "y1")], [("x", "x2"), ("z", "z1")], duration=1),
+           "d": compute("t", [], [], duration=2, lane="DMA")}
+    return Problem("packing", {}, {"t": Task("k")},
+                   {"x": Buffer("M", 3), "y": Buffer("M", 2), "z": Buffer("M", 2)}, ops,
+                   (("b", "d"),))
+
+
 @st.composite
 def feasible_problems(draw: Any) -> tuple[Problem, Target]:
     """Random gemm-like tasks on a memory that fits one block of the largest task

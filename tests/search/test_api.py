@@ -12,7 +12,13 @@ from models.targets import load_target
 from models.workload import example_names, load_problem_input, load_workload, scaled, tile
 from schedsearch import solve
 from schedsearch.api import Progress, solve_report
-from tests.search.problems import gemm_problem, target, two_task_problem, verify
+from tests.search.problems import (
+    gemm_problem,
+    packing_problem,
+    target,
+    two_task_problem,
+    verify,
+)
 
 
 def scaled_problem(name: str, factor: float) -> Problem:
@@ -87,3 +93,17 @@ def test_peak_memory_secondary_keeps_the_makespan_and_never_raises_the_peak() ->
     assert lean.makespan <= plain.makespan
     top = max(b.offset + problem.buffers[n].size for n, b in lean.buffers.items())
     assert top <= max(b.offset + problem.buffers[n].size for n, b in plain.buffers.items())
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_answer_only_cp_sat_finds_is_legal_reproducible_and_labelled(workers: int) -> None:
+    """Every list-scheduling pass stalls on this packing; the constructive's last resort
+    (CP-SAT, stopped at its first solution) hands the pipeline a legal schedule, the
+    whole model then proves it optimal, and the schedule says which solver found it."""
+    tgt = target(capacity=7, alignment=2)
+    first = solve(packing_problem(), tgt, time_limit=5, seed=1, workers=workers)
+    second = solve(packing_problem(), tgt, time_limit=5, seed=1, workers=workers)
+    assert verify(first) == []
+    meta = first.meta or {}
+    assert meta["solver"] == "cp-sat" and meta["status"] == "OPTIMAL" and meta["reproducible"]
+    assert first.ops == second.ops and first.buffers == second.buffers

@@ -3,15 +3,29 @@ errors when nothing fits."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from models.errors import InputError
-from models.formats import Buffer, Problem, Task
-from schedsearch.constructive import _Pass, breadth_order, construct, depth_order, tails
+from models.formats import Access, Buffer, Mode, Op, Problem, Task
+from schedsearch import constructive
+from schedsearch.budget import Budget
+from schedsearch.constructive import (
+    Stall,
+    _Pass,
+    breadth_order,
+    construct,
+    construct_report,
+    depth_order,
+    exact_fallback,
+    safe_horizon,
+    tails,
+)
 from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
 from schedsearch.solution import Solution, to_schedule
-from tests.search.problems import compute, gemm_problem, target, verify
+from tests.search.problems import compute, gemm_problem, packing_problem, target, verify
 
 
 def _construct(problem: Problem, capacity: int, alignment: int = 64) -> tuple[Solution, list[str]]:
@@ -76,3 +90,62 @@ def test_a_buffer_larger_than_its_memory_is_refused_naming_it() -> None:
         solve(problem, target(capacity=4096), time_limit=1)
     assert error.value.rule == "FIT"
     assert "huge" in error.value.path
+
+
+def test_a_packing_every_greedy_pass_misses_is_found_by_the_exact_last_resort() -> None:
+    inst = build_instance(packing_problem(), target(capacity=7, alignment=2))
+    constructed = construct_report(inst, build_dag(inst))
+    assert constructed.solver == "cp-sat"
+    assert verify(to_schedule(inst, constructed.solution, {})) == []
+    assert constructed.solution.offsets[inst.buffer_index["x"]] == 4
+
+
+def _crossed_lifetimes() -> Problem:
+    """``x`` lives from ``p`` to ``r``, ``y`` from ``q`` to ``s``; ``q`` before ``r`` and
+    ``p`` before ``s`` make the two lifetimes overlap in every schedule: 4 bytes at once."""
+    ops = {"p": compute("t", [], [("x", "x1")]), "q": compute("t", [], [("y", "y1")]),
+           "r": compute("t", [("x", "x1")], []), "s": compute("t", [("y", "y1")], [])}
+    return Problem("crossed", {}, {"t": Task("k")}, {"x": Buffer("M", 2), "y": Buffer("M", 2)},
+                   ops, (("q", "r"), ("p", "s")))
+
+
+def test_the_last_resort_proves_a_problem_infeasible() -> None:
+    inst = build_instance(_crossed_lifetimes(), target(capacity=3, alignment=1))
+    with pytest.raises(InputError) as error:
+        construct(inst, build_dag(inst))
+    assert error.value.rule == "FIT"
+    assert "CP-SAT proved that no schedule" in error.value.message
+
+
+def test_the_last_resort_is_not_tried_above_the_size_limit(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    monkeypatch.setattr(constructive, "WHOLE_MODEL_MAX_OPS", 3)
+    inst = build_instance(_crossed_lifetimes(), target(capacity=3, alignment=1))
+    with pytest.raises(InputError) as error:
+        construct(inst, build_dag(inst))
+    assert error.value.rule == "FIT" and "not tried above 3 ops" in error.value.message
+
+
+def test_the_last_resort_out_of_time_says_so_and_marks_the_cut() -> None:
+    """Past the deadline CP-SAT gets a millisecond: not enough to read 28 ops' model."""
+    inst = build_instance(gemm_problem(blocks=4, k_steps=2), target(capacity=6144))
+    budget = Budget(work=0.0, deadline=time.perf_counter() - 1)
+    with pytest.raises(InputError) as error:
+        exact_fallback(inst, build_dag(inst), Stall(0, inst.op_names[0], "resources"),
+                       "<problem>", budget, 0, 1)
+    assert error.value.rule == "FIT" and "ran out of time" in error.value.message
+    assert budget.cut
+
+
+def test_the_safe_horizon_keeps_the_tick_zero_duration_writers_need() -> None:
+    """Two instantaneous writes of one buffer must end at different times (lag 1): the
+    durations sum to 0, the horizon is 1, and the last resort finds that schedule."""
+    writer = [Op("t", (Mode(0),), writes=(Access(buffer="x", value=v),)) for v in "12"]
+    problem = Problem("zero", {}, {"t": Task("k")}, {"x": Buffer("M", 1)},
+                      {"w1": writer[0], "w2": writer[1]})
+    inst = build_instance(problem, target(capacity=1, alignment=1))
+    assert safe_horizon(inst) == 1
+    found = exact_fallback(inst, build_dag(inst), Stall(0, "w1", "resources"), "<problem>",
+                           Budget.start(5), 0, 1)
+    assert found.makespan(inst) == 1
+    assert verify(to_schedule(inst, found, {})) == []
