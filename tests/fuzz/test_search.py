@@ -12,6 +12,7 @@ examples per granularity and seed, the long profile scales them up (tests/fuzz/_
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -77,9 +78,9 @@ def test_task_granularity_answers_or_names_a_cycle(witness: dict[str, Any], seed
     _judge(witness, answer)
 
 
-def _pinned(witness: dict[str, Any]) -> None:
+def _pinned(witness: dict[str, Any], granularity: str = "tile") -> None:
     assert reference_codes(witness) == set() and real_codes(witness) == set(), "not a witness"
-    _assert_legal(witness, _solve(witness, "tile", 0))
+    _assert_legal(witness, _solve(witness, granularity, 0))
 
 
 def test_search_orders_writes_against_the_value_flow() -> None:
@@ -161,6 +162,74 @@ _FIRST_FIT_PACKING_WITNESS: dict[str, Any] = {
                 "b2": {"offset": 4, "alloc": 0, "free": 2},
                 "b3": {"offset": 0, "alloc": 1, "free": 2}},
     "makespan": 3}
+
+@pytest.mark.xfail(strict=True, raises=InputError,
+                   reason="hazards.py orders the writers of b2 by a topological order of "
+                          "after + RAW (t0.op1 before t1.op0), then the WAR edge of b3 "
+                          "(t1.op0 reads b3.s0@0, which t0.op1 overwrites) closes a cycle; "
+                          "the per-buffer fallback orders b2 before it knows b3's edges")
+def test_search_orders_writers_knowing_the_other_buffers_war_edges() -> None:
+    """Found by fuzzing (long profile), shrunk: the witness runs t1.op1, then t0.op0 and
+    t1.op0, then t0.op1. With b2 ordered first, no order of b3's writers is left that
+    closes no cycle, and the search reports one (t0.op0 -> t0.op1 -> t1.op1)."""
+    _pinned(_WAR_ACROSS_BUFFERS_WITNESS)
+
+
+@pytest.mark.xfail(strict=True, raises=InputError,
+                   reason="hazards.py orders the writers of b2 by op index (t0.op1 before "
+                          "t0.op2), so t1.op0, reader of t0.op1's value, must end before "
+                          "t0.op2: an edge t1 -> t0 against the RAW edge t0 -> t1, and "
+                          "granularity=task reports the tasks' cycle; the witness writes "
+                          "t0.op2's unread value first")
+def test_task_search_orders_writers_within_a_task_first() -> None:
+    """Found by fuzzing (a task-ordered witness, so feasible with barriers), shrunk."""
+    _pinned(_TASK_WRITER_ORDER_WITNESS, "task")
+
+
+_WAR_ACROSS_BUFFERS_WITNESS: dict[str, Any] = json.loads(
+    '{"format": "npu-schedule/1", "target": {"format": "npu-target/1", "name": "fuzz", "t'
+    'ime_unit": "ns", "lanes": {"DMA": 1, "HVX": 1, "HMX": 2}, "budgets": {}, "memories":'
+    ' {"VTCM": {"capacity_bytes": 1, "alignment_bytes": 1}, "L2": {"capacity_bytes": 4, "'
+    'alignment_bytes": 1}}, "costs": {}}, "problem": {"format": "npu-problem/1", "name": '
+    '"fuzz", "tensors": {}, "tasks": {"t0": {"kind": "gemm"}, "t1": {"kind": "gemm"}}, "b'
+    'uffers": {"b2": {"memory": "L2", "size": 1, "align": 1}, "b3": {"memory": "L2", "siz'
+    'e": 1, "align": 1}}, "ops": {"t0.op0": {"task": "t0", "modes": [{"duration": 1, "lan'
+    'es": {"DMA": 1, "HMX": 1}}], "reads": [{"buffer": "b3", "value": "b3.s0@0"}], "write'
+    's": []}, "t0.op1": {"task": "t0", "modes": [{"duration": 1, "lanes": {"DMA": 1, "HMX'
+    '": 1}}], "writes": [{"buffer": "b2", "value": "b2.s0@1"}, {"buffer": "b3", "value": '
+    '"b3.s0@1"}]}, "t1.op0": {"task": "t1", "modes": [{"duration": 1}], "reads": [{"buffe'
+    'r": "b3", "value": "b3.s0@0"}], "writes": [{"buffer": "b2", "value": "b2.s0@0"}]}, "'
+    't1.op1": {"task": "t1", "modes": [{"duration": 1}], "writes": [{"buffer": "b3", "val'
+    'ue": "b3.s0@0"}]}, "t1.op4": {"task": "t1", "modes": [{"duration": 1, "lanes": {"DMA'
+    '": 1, "HMX": 1}}]}}, "after": [["t0.op0", "t0.op1"]]}, "ops": {"t0.op0": {"mode": 0,'
+    ' "start": 1, "end": 2, "units": {"DMA": [0], "HMX": [0]}}, "t0.op1": {"mode": 0, "st'
+    'art": 2, "end": 3, "units": {"DMA": [0], "HMX": [0]}}, "t1.op0": {"mode": 0, "start"'
+    ': 1, "end": 2, "units": {}}, "t1.op1": {"mode": 0, "start": 0, "end": 1, "units": {}'
+    '}, "t1.op4": {"mode": 0, "start": 5, "end": 6, "units": {"DMA": [0], "HMX": [0]}}}, '
+    '"buffers": {"b2": {"offset": 2, "alloc": 1, "free": 5}, "b3": {"offset": 3, "alloc":'
+    ' 0, "free": 3}}, "makespan": 6}')
+
+_TASK_WRITER_ORDER_WITNESS: dict[str, Any] = json.loads(
+    '{"format": "npu-schedule/1", "target": {"format": "npu-target/1", "name": "fuzz", "t'
+    'ime_unit": "ns", "lanes": {"DMA": 3, "HVX": 3, "HMX": 2}, "budgets": {"DDR_BW": 4}, '
+    '"memories": {"VTCM": {"capacity_bytes": 1, "alignment_bytes": 4}, "L2": {"capacity_b'
+    'ytes": 7, "alignment_bytes": 1}}, "costs": {}}, "problem": {"format": "npu-problem/1'
+    '", "name": "fuzz", "tensors": {}, "tasks": {"t0": {"kind": "vec", "params": {"note":'
+    ' "free-form, ignored by the checker"}}, "t1": {"kind": "vec"}, "t2": {"kind": "copy"'
+    '}}, "buffers": {"b2": {"memory": "L2", "size": 1, "align": 1}}, "ops": {"t0.op1": {"'
+    'task": "t0", "modes": [{"duration": 3, "lanes": {"HMX": 1}, "budgets": {"DDR_BW": 4}'
+    '}, {"duration": 4, "budgets": {"DDR_BW": 2}}], "writes": [{"buffer": "b2", "value": '
+    '"b2.s0@1"}]}, "t0.op2": {"task": "t0", "modes": [{"duration": 2, "lanes": {"DMA": 1,'
+    ' "HVX": 3}, "budgets": {"DDR_BW": 3}}, {"duration": 4}], "writes": [{"buffer": "b2",'
+    ' "value": "b2.s0@0"}]}, "t1.op0": {"task": "t1", "modes": [{"duration": 1}, {"durati'
+    'on": 1}], "reads": [{"buffer": "b2", "value": "b2.s0@1"}]}, "t2.op0": {"task": "t2",'
+    ' "modes": [{"duration": 1}, {"duration": 1}, {"duration": 1}], "writes": []}}, "afte'
+    'r": []}, "ops": {"t0.op1": {"mode": 0, "start": 2, "end": 5, "units": {"HMX": [0]}},'
+    ' "t0.op2": {"mode": 0, "start": 0, "end": 2, "units": {"DMA": [2], "HVX": [0, 1, 2]}'
+    '}, "t1.op0": {"mode": 0, "start": 5, "end": 6, "units": {}}, "t2.op0": {"mode": 0, "'
+    'start": 6, "end": 7, "units": {}}}, "buffers": {"b2": {"offset": 3, "alloc": 0, "fre'
+    'e": 7}}, "makespan": 7}')
+
 
 _UNFIT_MODE_WITNESS: dict[str, Any] = {
     "format": "npu-schedule/1",
