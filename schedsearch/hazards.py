@@ -184,7 +184,10 @@ def _buffer_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]]
     Fast path: the writers of every buffer in one topological order of after + RAW. That
     order can contradict itself (a reader of buffer y must end before an op that also
     overwrites x, which that order put before y's producer), so when the result has a
-    cycle, each buffer with several writers is ordered again by :func:`_safe_order`.
+    cycle, each buffer with several writers is ordered again by :func:`_safe_order`, one
+    buffer after another; a buffer whose writers can no longer be ordered without a cycle
+    moves to the front of that sequence and the ordering starts again (at most once per
+    such buffer), since the buffers ordered before it may have been what boxed it in.
     """
     zero = [inst.min_duration(i) == 0 for i in range(inst.n_ops)]
     reads_of: dict[int, list[_Read]] = defaultdict(list)
@@ -198,11 +201,23 @@ def _buffer_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]]
                       zero)
     if _acyclic(inst, edges):
         return
-    edges.lags = base
-    for b, ws in writes.items():
-        if len({op for op, _, _ in ws}) > 1:
-            ws = _safe_order(inst, edges, b, ws, reads_of[b])
-        _order_buffer(inst, edges, b, ws, reads_of[b], zero)
+    several = {b for b, ws in writes.items() if len({op for op, _, _ in ws}) > 1}
+    sequence = list(writes)
+    for _ in range(len(several) + 1):
+        edges.lags = dict(base)
+        failed = None
+        for b in sequence:
+            ws = writes[b]
+            if b in several:
+                ws = _safe_order(inst, edges, b, ws, reads_of[b])
+            _order_buffer(inst, edges, b, ws, reads_of[b], zero)
+            if b in several and not _acyclic(inst, edges):
+                failed = b
+                break
+        if failed is None or failed == sequence[0]:
+            return  # done, or the cycle is the caller's to report
+        sequence.remove(failed)  # order it first next time, before others constrain it
+        sequence.insert(0, failed)
 
 
 def _safe_order(inst: Instance, edges: _Edges, b: int, writers: list[_Write],
