@@ -33,10 +33,10 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from checker.report import Violation
 from models.errors import InputError
 from models.formats import Access, Mode, Schedule, write_json_atomic
 from models.jsonio import MAX_INT, json_path, load_json_file
@@ -57,18 +57,6 @@ _US_PER_UNIT: dict[str, Fraction] = {
 
 
 # ----------------------------------------------------------------------------- violations
-@dataclass(frozen=True, slots=True)
-class Violation:
-    """One entry of the checker's report: what broke, and what it involves."""
-
-    code: str
-    message: str
-    ops: tuple[str, ...] = ()
-    buffers: tuple[str, ...] = ()
-    tensors: tuple[str, ...] = ()
-    time: int | None = None
-
-
 def violations_from_dict(document: Any, source: str = "<report>") -> list[Violation]:
     """Read the violations of a checker report ``{"legal", "violations": [...], "stats"}``.
 
