@@ -17,6 +17,7 @@ Wherever a workload file is accepted, the name of a bundled example is accepted 
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, replace
@@ -170,8 +171,8 @@ def scaled(workload: Workload, factor: float) -> Workload:
 
     Equal extents stay equal, so a chain whose tasks share a tensor stays consistent.
     """
-    if factor <= 0:
-        raise ValueError("factor must be positive")
+    if not math.isfinite(factor) or factor <= 0:
+        raise ValueError(f"factor must be a finite number above 0, got {factor!r}")
     tasks = []
     for task in workload.tasks:
         key = _SCALED[task.kind]

@@ -31,8 +31,10 @@ def test_unusable_input_is_one_line_and_exit_2(tmp_path, capsys) -> None:
     ["compare", "gemm-rmsnorm-v75", "--time-limit", "0"],
     ["tune", "gemm-rmsnorm-v75", "--workers", "0"],
     ["select", "r.json", "--plans", ".", "--workers", "two"],
+    ["tile", "gemm-rmsnorm-v75", "--scale", "nan"],  # was a traceback
+    ["tile", "gemm-rmsnorm-v75", "--scale", "inf"],
 ])
-def test_bad_search_options_are_refused_before_anything_runs(argv, capsys) -> None:
+def test_bad_numeric_options_are_refused_before_anything_runs(argv, capsys) -> None:
     assert cli.main(argv) == 2
     assert "error: argument --" in capsys.readouterr().err
 

@@ -7,6 +7,7 @@ import json
 
 from models.bounds import lower_bound
 from models.workload import load_problem_input
+from schedsearch.commands.options import add_target_option
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -17,8 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "critical path. PROBLEM is an npu-problem/1 file or a workload.")
     parser.add_argument("problem", metavar="PROBLEM",
                         help="npu-problem/1 file, workload file or example name")
-    parser.add_argument("--target", metavar="NAME|FILE",
-                        help="target (default: the problem's meta.target or the workload's)")
+    add_target_option(parser, default_from="the problem's meta.target or the workload's")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(handler=run)
 

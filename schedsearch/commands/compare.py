@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
                     "them with the cost model, overheads included.")
     parser.add_argument("workload", metavar="WORKLOAD",
                         help="workload file, bundled example name, or npu-problem/1 file")
-    add_target_option(parser)
+    add_target_option(parser, default_from="the input's")
     add_search_options(parser, time_limit=5.0,
                        time_help="search budget of every solve, in seconds")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")

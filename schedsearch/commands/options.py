@@ -10,15 +10,15 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["add_target_option", "add_search_options", "positive_seconds", "at_least_one"]
+__all__ = ["add_target_option", "add_search_options", "positive_number", "at_least_one"]
 
 
-def positive_seconds(text: str) -> float:
-    """A time limit: a finite number of seconds above zero."""
+def positive_number(text: str) -> float:
+    """A finite number above zero (a scale factor, a time in seconds)."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text!r}")
     return value
@@ -35,15 +35,15 @@ def at_least_one(text: str) -> int:
     return value
 
 
-def add_target_option(parser: argparse.ArgumentParser, default_from: str = "input") -> None:
+def add_target_option(parser: argparse.ArgumentParser, default_from: str) -> None:
     parser.add_argument("--target", metavar="NAME|FILE",
-                        help=f"target name or npu-target/1 file (default: the {default_from}'s)")
+                        help=f"target name or npu-target/1 file (default: {default_from})")
 
 
 def add_search_options(parser: argparse.ArgumentParser, *, time_limit: float,
                        time_help: str) -> None:
     """``--time-limit S`` (default ``time_limit``), ``--seed N``, ``--workers W``."""
-    parser.add_argument("--time-limit", type=positive_seconds, default=time_limit,
+    parser.add_argument("--time-limit", type=positive_number, default=time_limit,
                         metavar="S", help=f"{time_help} (default {time_limit:g})")
     parser.add_argument("--seed", type=int, default=0, metavar="N",
                         help="random seed (default 0)")

@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
                     "file to a legal npu-schedule/1 with the shortest makespan found.")
     parser.add_argument("input", metavar="INPUT",
                         help="workload file, bundled example name, or npu-problem/1 file")
-    add_target_option(parser)
+    add_target_option(parser, default_from="the input's")
     parser.add_argument("-o", "--output", metavar="OUT.json", required=True,
                         help="schedule file to write (whole or not at all)")
     add_search_options(parser, time_limit=10.0,

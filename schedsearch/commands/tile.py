@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from models.formats import problem_to_dict, write_json_atomic
 from models.targets import load_target
 from models.workload import load_workload, scaled, tile
+from schedsearch.commands.options import add_target_option, positive_number
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,9 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("workload", metavar="WORKLOAD", help="workload file or example name")
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write the problem here (whole or not at all); default stdout")
-    parser.add_argument("--target", metavar="NAME|FILE",
-                        help="target instead of the workload's own")
-    parser.add_argument("--scale", metavar="FACTOR", type=float,
+    add_target_option(parser, default_from="the workload's")
+    parser.add_argument("--scale", metavar="FACTOR", type=positive_number,
                         help="multiply each task's row dimension (gemm M, else rows)")
     parser.set_defaults(handler=run)
 
@@ -29,9 +28,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload)
     if args.scale is not None:
-        if args.scale <= 0:
-            print("schedsearch tile: error: --scale must be positive", file=sys.stderr)
-            return 2
         workload = scaled(workload, args.scale)
     target = load_target(args.target or workload.target)
     problem = tile(workload, target)

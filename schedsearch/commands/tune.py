@@ -55,7 +55,7 @@ def register(subparsers: Any) -> None:
                         help="workload file or bundled example name")
     parser.add_argument("--many", metavar="DIR",
                         help="tune every workload file in DIR instead of one")
-    add_target_option(parser, default_from="workload")
+    add_target_option(parser, default_from="the workload's")
     add_search_options(parser, time_limit=10.0, time_help="budget per workload in seconds")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.add_argument("-o", "--output", metavar="OUT.json",

@@ -193,3 +193,9 @@ def test_a_serial_schedule_of_every_example_passes_the_checker(name: str) -> Non
     problem, target = load_problem_input(name, None)
     report = verify(schedule_to_dict(serial_schedule(problem, target)))
     assert not report.violations, report.violations[:5]
+
+
+@pytest.mark.parametrize("factor", [0.0, -1.0, float("nan"), float("inf")])
+def test_scaled_refuses_factors_that_are_not_finite_and_positive(factor: float) -> None:
+    with pytest.raises(ValueError):
+        scaled(load_workload("gemm-rmsnorm-v75"), factor)
