@@ -17,6 +17,9 @@ The bound is the largest of its parts, each a valid bound on its own:
   ``T`` subject to ``sum(share * duration * units of K) <= count(K) * T`` for every lane
   kind and ``sum(share * duration * draw on B) <= capacity(B) * T`` for every budget.
   Any schedule's mode choice is a feasible point, so its makespan is at least ``T``.
+- ``configuration``: energy, knowing which modes can run at the same time
+  (:mod:`models.configurations`); at least as high as the lane, budget, disjunctive and
+  energy parts, and higher when no mix of modes fills every resource at once.
 
 Makespans are integers, so rounding a true bound up keeps it a bound. A weak bound makes
 a good schedule look bad; these parts are cheap and cannot exceed the optimum.
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 import networkx as nx
 from ortools.linear_solver import pywraplp
 
+from models.configurations import configuration_bound
 from models.errors import InputError
 from models.formats import Problem, Target
 from models.validate import after_graph, usable_modes
@@ -87,6 +91,7 @@ def lower_bound(problem: Problem, target: Target) -> LowerBound:
         parts[key] = max(parts.get(key, 0), chain)
     parts["critical_path"] = critical_path(problem)
     parts["energy"] = energy_bound(problem, target)
+    parts["configuration"] = configuration_bound(problem, target)
     return LowerBound(max(parts.values(), default=0), parts)
 
 

@@ -1,0 +1,150 @@
+"""The ``configuration`` bound: which modes can run *at the same time*.
+
+The ``energy`` part lets every resource be busy all the time, each with its own mix of
+modes. A real schedule cannot always do that: at each instant the running ops form a
+*configuration*, a multiset of usage types (a mode's lanes and budget draws) that fits
+every lane count and budget together. On the bundled triple, a fast DMA load (40 of the
+60 DDR bandwidth) and a slow one (20) fill the bus, so an HVX-driven copy (8) cannot run
+beside them; energy counts the bus and both queues as full at once anyway.
+
+The LP (the configuration LP of cutting stock, here over time): ``x_c >= 0`` is the time
+spent in configuration ``c``; each op class (ops with the same modes) spreads its ops
+over its modes; for each usage type ``u``, the time-weighted number of slots of ``u``
+must cover the durations of the ops put in modes of type ``u``. Minimise ``sum x_c``.
+Any schedule gives a feasible point (its time in each configuration, its mode choice),
+so its makespan is at least the LP optimum. Modes that hold no lane and draw no budget,
+or last no time, need no slot.
+
+There are too many configurations to list, so they are generated (column generation):
+start with each type alone, as many copies as fit; the pricing problem (the
+configuration of highest dual value ``v``) is a small bounded knapsack, solved exactly
+by CP-SAT. Farley's bound ``z / max(1, v)`` (``z`` the restricted LP's optimum) is a
+valid bound at every round, so a cap on rounds never gives an invalid one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ortools.linear_solver import pywraplp
+from ortools.sat.python import cp_model
+
+from models.formats import Mode, Problem, Target
+from models.validate import usable_modes
+
+__all__ = ["configuration_bound"]
+
+#: Column generation stops after this many rounds (the bound so far stays valid).
+MAX_ROUNDS = 200
+#: Dual values are scaled to integers for CP-SAT by ``2**30 / max dual``.
+_PRICE_SCALE = 2**30
+#: Column generation has converged when no configuration prices above ``1 + _CONVERGED``.
+_CONVERGED = 1e-7
+#: Relative slack taken off the LP optimum before rounding up (simplex precision).
+_LP_TOLERANCE = 1e-6
+
+Usage = tuple[int, ...]
+
+
+def configuration_bound(problem: Problem, target: Target) -> int:
+    """The ``configuration`` part (see the module docstring); 0 if nothing needs a slot."""
+    capacities = [*target.lanes.values(), *target.budgets.values()]
+    classes, types = _classes(problem, target)
+    if not classes:
+        return 0
+    value = _column_generation(classes, types, capacities)
+    return max(0, math.ceil(value - _LP_TOLERANCE * max(1.0, value)))
+
+
+def _usage(mode: Mode, target: Target) -> Usage:
+    return (*(mode.lanes.get(k, 0) for k in target.lanes),
+            *(mode.budgets.get(b, 0) for b in target.budgets))
+
+
+def _classes(problem: Problem, target: Target
+             ) -> tuple[dict[tuple[tuple[int, int], ...], int], list[Usage]]:
+    """Op classes (per usable mode: duration and usage-type index) with their op counts,
+    and the usage types. Ops that can run in a mode needing no slot are left out: they
+    cost the LP nothing."""
+    types: dict[Usage, int] = {}
+    classes: dict[tuple[tuple[int, int], ...], int] = {}
+    for op in problem.ops.values():
+        modes = [op.modes[i] for i in usable_modes(op.modes, target)]
+        usages = [_usage(mode, target) for mode in modes]
+        if not modes or any(mode.duration == 0 or not any(usage)
+                            for mode, usage in zip(modes, usages, strict=True)):
+            continue  # no usable mode: validate_problem reports it (FIT)
+        signature = tuple((mode.duration, types.setdefault(usage, len(types)))
+                          for mode, usage in zip(modes, usages, strict=True))
+        classes[signature] = classes.get(signature, 0) + 1
+    return classes, list(types)
+
+
+def _copies_alone(usage: Usage, capacities: Sequence[int]) -> int:
+    return min(cap // need for need, cap in zip(usage, capacities, strict=True) if need)
+
+
+def _column_generation(classes: dict[tuple[tuple[int, int], ...], int], types: list[Usage],
+                       capacities: Sequence[int]) -> float:
+    solver = pywraplp.Solver.CreateSolver("GLOP")
+    covers = [solver.Constraint(0.0, solver.infinity()) for _ in types]
+    for signature, count in classes.items():
+        spread = solver.Constraint(count, count)
+        for duration, kind in signature:
+            share = solver.NumVar(0.0, count, "")
+            spread.SetCoefficient(share, 1.0)
+            covers[kind].SetCoefficient(share, -float(duration))
+    objective = solver.Objective()
+    objective.SetMinimization()
+
+    def add_configuration(copies: Sequence[int]) -> None:
+        time = solver.NumVar(0.0, solver.infinity(), "")
+        objective.SetCoefficient(time, 1.0)
+        for kind, n in enumerate(copies):
+            if n:
+                covers[kind].SetCoefficient(time, float(n))
+
+    most = [_copies_alone(usage, capacities) for usage in types]
+    for kind, n in enumerate(most):
+        add_configuration([n if k == kind else 0 for k in range(len(types))])
+    best = 0.0
+    for _ in range(MAX_ROUNDS):
+        if solver.Solve() != pywraplp.Solver.OPTIMAL:
+            return best
+        value = objective.Value()
+        prices = [max(0.0, cover.dual_value()) for cover in covers]
+        copies, ceiling = _best_configuration(prices, types, capacities, most)
+        best = max(best, value / max(1.0, ceiling))
+        if ceiling <= 1.0 + _CONVERGED:
+            return best
+        add_configuration(copies)
+    return best
+
+
+def _best_configuration(prices: Sequence[float], types: list[Usage],
+                        capacities: Sequence[int], most: Sequence[int]
+                        ) -> tuple[list[int], float]:
+    """The configuration of highest total price, and an upper bound on that price (the
+    knapsack is solved on prices rounded down to integers, so the rounding is added)."""
+    top = max(prices)
+    if top <= 0.0:
+        return [0] * len(types), 0.0
+    scale = _PRICE_SCALE / top
+    weights = [math.floor(price * scale) for price in prices]
+    model = cp_model.CpModel()
+    counts = [model.new_int_var(0, n, "") for n in most]
+    for r, cap in enumerate(capacities):
+        terms = [(count, usage[r]) for count, usage in zip(counts, types, strict=True)
+                 if usage[r]]
+        if terms:
+            model.add(sum(count * need for count, need in terms) <= cap)
+    model.maximize(sum(count * weight for count, weight in zip(counts, weights, strict=True)))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.max_deterministic_time = 10.0
+    status = solver.solve(model)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return [0] * len(types), math.inf  # no proof of anything: Farley's bound gives 0
+    copies = [solver.value(count) for count in counts]
+    return copies, (solver.best_objective_bound + sum(most)) / scale

@@ -1,0 +1,64 @@
+"""The configuration part of the bound: modes that cannot run side by side."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+
+from models import configurations
+from models.bounds import lower_bound
+from models.configurations import configuration_bound
+from models.formats import Mode, Problem, Target
+from tests.models.test_models_bounds import optimum, problem_of, small_problems
+
+TARGET = Target("t", lanes={"DMA": 2, "HVX": 1}, budgets={"BW": 60}, memories={})
+
+
+def loads_and_copies(n: int) -> Problem:
+    """``n`` DMA loads drawing 40 and ``n`` HVX copies drawing 30 of a 60 budget: no two
+    of them fit together, although each resource alone is far from full."""
+    ops = {f"ld{i}": (Mode(100, {"DMA": 1}, {"BW": 40}),) for i in range(n)}
+    ops |= {f"cp{i}": (Mode(100, {"HVX": 1}, {"BW": 30}),) for i in range(n)}
+    return problem_of(ops)
+
+
+def test_ops_that_fit_no_configuration_together_add_up() -> None:
+    bound = lower_bound(loads_and_copies(3), TARGET)
+    assert bound.parts["energy"] == 350  # (3 * 100 * 40 + 3 * 100 * 30) / 60
+    assert bound.parts["disjunctive:BW"] == 300  # the copies draw exactly half
+    assert bound.parts["configuration"] == 600
+    assert bound.value == 600 == optimum(loads_and_copies(3), TARGET)
+
+
+def test_a_copy_mode_that_only_fits_beside_slow_loads() -> None:
+    # Loads: fast (100, BW 40) or slow (180, BW 20); one copy on HVX draws 8. The bus is
+    # full with fast + slow, which leaves no room for the copy; energy ignores that.
+    ops = {f"ld{i}": (Mode(100, {"DMA": 1}, {"BW": 40}), Mode(180, {"DMA": 1}, {"BW": 20}))
+           for i in range(4)}
+    ops["cp"] = (Mode(300, {"HVX": 1}, {"BW": 30}),)
+    problem = problem_of(ops)
+    bound = lower_bound(problem, TARGET)
+    assert bound.parts["energy"] < bound.parts["configuration"] <= optimum(problem, TARGET)
+
+
+def test_ops_needing_no_slot_cost_nothing() -> None:
+    free = problem_of({"barrier": (Mode(0),), "idle": (Mode(50),),
+                       "either": (Mode(80, {"DMA": 1}), Mode(90))})
+    assert configuration_bound(free, TARGET) == 0
+
+
+def test_a_capped_column_generation_still_gives_a_bound(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    problem = loads_and_copies(3)
+    full = configuration_bound(problem, TARGET)
+    monkeypatch.setattr(configurations, "MAX_ROUNDS", 1)
+    assert 0 < configuration_bound(problem, TARGET) <= full
+
+
+@settings(max_examples=60)
+@given(small_problems())
+def test_configuration_is_between_energy_and_the_optimum(problem: Problem) -> None:
+    target = Target("t", lanes={"DMA": 2, "HMX": 1}, budgets={"BW": 60}, memories={})
+    bound = lower_bound(problem, target)
+    assert bound.parts["energy"] <= bound.parts["configuration"] + 1  # rounding of two LPs
+    assert bound.parts["configuration"] <= optimum(problem, target)
