@@ -38,9 +38,11 @@ def check_units(m: Model) -> list[Violation]:
 def check_lane_overlap(m: Model) -> list[Violation]:
     """LANE_OVERLAP: no two ops hold the same unit of a lane at the same time.
 
-    Windows are half-open, so an op ending at t and one starting at t do not overlap and
-    an empty window ``[t, t)`` overlaps nothing. Per unit, a sort by start and a running
-    maximum of ends find every op that starts before an earlier one has ended.
+    Windows are half-open, so an op ending at t and one starting at t do not overlap, and
+    an empty window (``[t, t)``, or an inverted one, ``end < start``) overlaps nothing.
+    "A unit of a lane" is an existing one, an index in ``[0, count)``: an index outside
+    is UNITS' fault alone, even if two ops hold it at once. Per unit, a sort by start and
+    a running maximum of ends find every op that starts before an earlier one has ended.
     """
     holders: dict[tuple[str, int], list[tuple[int, int, str]]] = defaultdict(list)
     for name, p in m.placements.items():

@@ -41,3 +41,16 @@ def test_units_are_distinct_and_match_the_mode() -> None:
     assert codes(with_idle((0, 5, {"HVX": [0, 1]}), lanes={"HVX": 2})) == set()
     assert codes(with_idle((0, 5, {"HVX": [0]}))) == {"UNITS"}  # mode asks none
     assert codes(with_idle((0, 5, {"HVX": [-1]}), lanes={"HVX": 1})) == {"UNITS"}
+
+
+def test_a_nonexistent_unit_held_twice_is_only_a_units_fault() -> None:
+    """Two ops on HVX index 2 of a 2-unit lane at once: that unit does not exist, so each
+    op breaks UNITS and nothing is shared (LANE_OVERLAP is about units of the lane)."""
+    hvx = {"HVX": 1}
+    report = checker.verify(with_idle((0, 5, {"HVX": [2]}), (2, 7, {"HVX": [2]}), lanes=hvx))
+    assert report.codes() == {"UNITS"}
+    assert len(report.violations) == 2
+    # the twin on an existing unit: the same windows collide
+    assert codes(with_idle((0, 5, {"HVX": [1]}), (2, 7, {"HVX": [1]}), lanes=hvx)) == \
+        {"LANE_OVERLAP"}
+

@@ -22,6 +22,8 @@ Readings this module takes where FORMATS.md leaves room (see docs/fuzzing.md):
   though the rule's text only bounds ``offset + size``.
 - A read of an empty byte range is never stale; a unit listed twice counts once (the rule
   counts distinct units); MAKESPAN looks at the ops the problem knows.
+- LANE_OVERLAP is about the units of a lane, indices in ``[0, count)``; two ops holding
+  the same index outside it are UNITS' fault only.
 """
 
 from __future__ import annotations
@@ -264,10 +266,13 @@ def reference_codes(doc: Any) -> set[str]:
     ticks = range(min([pl["start"] for pl in sched.values()] + [0]),
                   max([pl["end"] for pl in sched.values()] + [0]))
 
-    # LANE_OVERLAP: every pair, every tick
+    # LANE_OVERLAP: every pair, every tick; only units that exist (others are UNITS')
+    def held_units(pl: dict[str, Any]) -> set[tuple[str, int]]:
+        return {(ln, u) for ln, us in pl.get("units", {}).items() for u in us
+                if 0 <= u < lanes[ln]}
+
     for (_, pa), (_, pb) in itertools.combinations(sched.items(), 2):
-        shared = {(ln, u) for ln, us in pa.get("units", {}).items() for u in us} & \
-                 {(ln, u) for ln, us in pb.get("units", {}).items() for u in us}
+        shared = held_units(pa) & held_units(pb)
         if shared and any(_running(pa, t) and _running(pb, t) for t in ticks):
             codes.add("LANE_OVERLAP")
 

@@ -64,6 +64,37 @@ def test_checker_agrees_with_the_reference(doc: dict[str, Any], data: st.DataObj
         f"{real_report_text(mutant)}")
 
 
+def _judged_alike(doc: dict[str, Any], expected: set[str]) -> None:
+    """A pinned counterexample: both checkers report exactly ``expected``."""
+    assert reference_codes(doc) == expected
+    assert real_codes(doc) == expected, real_report_text(doc)
+
+
+#: Found by the property above under the long profile: a UNITS mutant put t0.op0 on DMA
+#: unit 1 of a one-unit lane, then a LANE_OVERLAP mutant added an op on the same index at
+#: the same time. A nonexistent unit is UNITS' fault only; LANE_OVERLAP is about the
+#: lane's units, indices in [0, count) (docs/fuzzing.md).
+NONEXISTENT_UNIT_HELD_TWICE: dict[str, Any] = {
+    "format": "npu-schedule/1",
+    "target": {"format": "npu-target/1", "name": "fuzz", "time_unit": "ns",
+               "lanes": {"DMA": 1}, "budgets": {},
+               "memories": {"VTCM": {"capacity_bytes": 1, "alignment_bytes": 1}}, "costs": {}},
+    "problem": {"format": "npu-problem/1", "name": "fuzz", "tensors": {},
+                "tasks": {"t0": {"kind": "gemm"}}, "buffers": {},
+                "ops": {"t0.op0": {"task": "t0", "modes": [{"duration": 1}]},
+                        "clash.op0": {"task": "t0",
+                                      "modes": [{"duration": 1, "lanes": {"DMA": 1}}]}},
+                "after": []},
+    "ops": {"t0.op0": {"mode": 0, "start": 0, "end": 1, "units": {"DMA": [1]}},
+            "clash.op0": {"mode": 0, "start": 0, "end": 1, "units": {"DMA": [1]}}},
+    "buffers": {}, "makespan": 1,
+    "meta": {"solver": "tests/fuzz", "status": "LEGAL_BY_CONSTRUCTION"}}
+
+
+def test_checker_agrees_with_the_reference_on_a_nonexistent_unit_held_twice() -> None:
+    _judged_alike(NONEXISTENT_UNIT_HELD_TWICE, {"UNITS"})
+
+
 def _has_op_without_modes(doc: Any) -> bool:
     try:
         return any(isinstance(op, dict) and op.get("modes") == []
@@ -90,3 +121,4 @@ def test_checker_agrees_with_the_reference_on_corrupted_documents(data: st.DataO
     assert _comparable(actual) == _comparable(expected), (
         f"reference {sorted(expected)} != checker {sorted(actual)}\n"
         f"{real_report_text(doc)}")
+
