@@ -68,9 +68,13 @@ class Placement:
     units: dict[str, list[int]]
 
     @property
-    def stop(self) -> int:
-        """End of the occupied window: ``end``, or ``start`` when ``end < start`` (empty)."""
-        return self.end if self.end > self.start else self.start
+    def inverted(self) -> bool:
+        """``end < start``: DURATION's fault. The window ``[start, end)`` is then empty, as
+        a zero-length one is, but it has no instant either: the op holds and draws nothing,
+        its accesses lie inside any buffer lifetime, its reads read nothing (never stale),
+        its writes occupy no time (no race, never during a read) and become visible at
+        ``end`` like any op's."""
+        return self.end < self.start
 
 
 @dataclass(slots=True)

@@ -79,7 +79,10 @@ def check_alias(m: Model) -> list[Violation]:
 
 def check_lifetime(m: Model) -> list[Violation]:
     """LIFETIME: ``0 <= alloc <= free``, and every op that accesses a buffer runs inside
-    the buffer's ``[alloc, free)`` window (``alloc <= start`` and ``end <= free``)."""
+    the buffer's ``[alloc, free)`` window (``alloc <= start`` and ``end <= free``).
+
+    An inverted window (``end < start``, DURATION's fault) is empty and lies inside any
+    lifetime; a zero-length one ``[t, t)`` must still have ``alloc <= t <= free``."""
     out = []
     for name, place in m.buffer_places.items():
         if not 0 <= place.alloc <= place.free:
@@ -88,6 +91,8 @@ def check_lifetime(m: Model) -> list[Violation]:
                                  buffers=(name,), time=place.alloc))
     places = m.buffer_places
     for op_name, op, p in m.scheduled():
+        if p.inverted:
+            continue
         seen = set()
         for access in (*op.buffer_reads, *op.buffer_writes):
             buffer = access.buffer
@@ -95,7 +100,7 @@ def check_lifetime(m: Model) -> list[Violation]:
             if place is None or buffer in seen:
                 continue
             seen.add(buffer)
-            if p.start < place.alloc or p.stop > place.free:
+            if p.start < place.alloc or p.end > place.free:
                 out.append(Violation("LIFETIME", f"op {op_name!r} runs [{p.start}, {p.end}) "
                                      f"but buffer {buffer!r} lives [{place.alloc}, "
                                      f"{place.free})", (op_name,), (buffer,), time=p.start))

@@ -2,7 +2,11 @@
 
 An op reads during its whole window ``[start, end)``; its writes occupy the written bytes
 during the whole window and the value becomes visible at ``end``. Empty byte ranges
-touch nothing and are ignored here.
+touch nothing and are ignored here. An inverted window (``end < start``, DURATION's
+fault) is empty and has no instant: its reads read nothing, so they are never stale; its
+writes occupy no time, so they race with nothing and never write during a read, but their
+value still becomes visible at ``end``. (A zero-length window ``[t, t)`` is different: its
+reads see the value at ``t``, and its writes happen at ``t``.)
 """
 
 from __future__ import annotations
@@ -36,13 +40,13 @@ def _touches(m: Model) -> tuple[dict[str, list[_Touch]], dict[str, list[_Touch]]
     reads: dict[str, list[_Touch]] = defaultdict(list)
     writes: dict[str, list[_Touch]] = defaultdict(list)
     for name, op, p in m.scheduled():
-        stop = p.stop
-        for a in op.buffer_reads:
-            if a.lo < a.hi:
-                reads[a.buffer].append(_Touch(name, a.lo, a.hi, p.start, stop, a.value))
+        if not p.inverted:  # an inverted window reads nothing
+            for a in op.buffer_reads:
+                if a.lo < a.hi:
+                    reads[a.buffer].append(_Touch(name, a.lo, a.hi, p.start, p.end, a.value))
         for a in op.buffer_writes:
             if a.lo < a.hi:
-                writes[a.buffer].append(_Touch(name, a.lo, a.hi, p.start, stop, a.value))
+                writes[a.buffer].append(_Touch(name, a.lo, a.hi, p.start, p.end, a.value))
     m.memo["touches"] = reads, writes
     return reads, writes
 
@@ -76,10 +80,11 @@ def _conflicts(reads: list[_Touch], writes: list[_Touch]) -> dict[int, _Touch]:
 
     One sweep by start time, writes before reads at equal times: a write already running
     when a read starts is found at the read; a write starting inside a read's window is
-    found at the write.
+    found at the write (a zero-length one too). Inverted writes occupy no time and take
+    no part.
     """
     found: dict[int, _Touch] = {}
-    events = sorted([(w.start, 0, i) for i, w in enumerate(writes)] +
+    events = sorted([(w.start, 0, i) for i, w in enumerate(writes) if w.start <= w.end] +
                     [(r.start, 1, i) for i, r in enumerate(reads)])
     live_writes: list[_Touch] = []
     live_reads: list[int] = []

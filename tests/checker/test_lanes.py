@@ -54,3 +54,12 @@ def test_a_nonexistent_unit_held_twice_is_only_a_units_fault() -> None:
     assert codes(with_idle((0, 5, {"HVX": [1]}), (2, 7, {"HVX": [1]}), lanes=hvx)) == \
         {"LANE_OVERLAP"}
 
+
+def test_an_inverted_window_holds_no_unit() -> None:
+    """``end < start`` is DURATION's fault; the window is empty and holds nothing."""
+    hvx = {"HVX": 1}
+    doc = with_idle((0, 9, {"HVX": [0]}), (2, 7, {"HVX": [0]}), lanes=hvx)
+    doc["problem"]["ops"]["i1"]["modes"][0]["duration"] = 5
+    assert codes(doc) == {"LANE_OVERLAP"}
+    doc["ops"]["i1"].update(start=7, end=2)
+    assert codes(doc) == {"DURATION"}

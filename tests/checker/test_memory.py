@@ -6,7 +6,7 @@ from typing import Any
 
 import checker
 
-from .schedules import legal
+from .schedules import legal, on_buffer
 
 
 def with_buffer(offset: int, alloc: int, free: int, size: int = 2048) -> dict[str, Any]:
@@ -52,3 +52,23 @@ def test_every_access_lies_inside_the_window() -> None:
     [violation] = checker.verify(doc).violations
     assert violation.code == "LIFETIME"
     assert violation.ops == ("mm0",) and violation.buffers == ("bC",) and violation.time == 10
+
+
+def test_an_inverted_window_lies_inside_any_lifetime() -> None:
+    """An op with ``end < start`` (DURATION) runs in an empty window: its accesses need no
+    lifetime. A zero-length window ``[t, t)`` still needs ``alloc <= t <= free``."""
+    ops = {"a": (0, 10, [], [(0, 8, "w")]), "r": (30, 12, [(0, 8, "w")], [])}
+    doc = on_buffer(ops)
+    doc["buffers"]["b"] = {"offset": 0, "alloc": 0, "free": 20}
+    assert checker.verify(doc).codes() == {"DURATION"}
+    doc["ops"]["r"].update(start=30, end=30)
+    doc["makespan"] = 30
+    assert checker.verify(doc).codes() == {"LIFETIME"}
+
+
+def test_an_inverted_window_in_the_legal_schedule_is_only_a_duration_fault() -> None:
+    """mm0 at [55, 10): starts after bA is freed and holds HMX 0 while mm1 does, but its
+    window is empty; its write of C0 is visible at its end, before st reads it."""
+    doc = legal()
+    doc["ops"]["mm0"].update(start=55, end=10)
+    assert checker.verify(doc).codes() == {"DURATION"}

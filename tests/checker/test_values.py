@@ -81,3 +81,31 @@ def test_missing_value_tags_must_match_too() -> None:
     assert checker.verify(doc).codes() == {"STALE_READ"}
     del doc["problem"]["ops"]["r"]["reads"][0]["value"]
     assert checker.verify(doc).legal
+
+
+def test_an_inverted_read_reads_nothing() -> None:
+    """A read in an inverted window (``end < start``, DURATION's fault) is never stale,
+    whatever was written before its start; a zero-length read is judged at its instant."""
+    ops = {"a": (0, 10, [], [(0, 8, W)]), "b": (20, 25, [], [(0, 8, "y")]),
+           "r": (30, 12, [(0, 8, W)], [])}
+    assert codes(ops) == {"DURATION"}
+    assert codes({**ops, "r": (30, 30, [(0, 8, W)], [])}) == {"STALE_READ"}
+
+
+def test_an_inverted_write_is_visible_at_its_end() -> None:
+    """A write in an inverted window takes no time, but its value becomes visible at
+    ``end`` as any write's does (not at ``start``)."""
+    read = {"r": (10, 20, [(0, 8, W)], [])}
+    assert codes({"a": (15, 10, [], [(0, 8, W)]), **read}) == {"DURATION"}
+    assert codes({"a": (15, 11, [], [(0, 8, W)]), **read}) == {"DURATION", "STALE_READ"}
+
+
+def test_an_inverted_write_occupies_no_time() -> None:
+    """Starting inside a read's window, or inside another write's, an inverted write
+    writes during neither; a zero-length one at the same start does."""
+    base = {"a": (0, 10, [], [(0, 8, W)]), "r": (10, 20, [(0, 8, W)], [])}
+    assert codes({**base, "x": (15, 5, [], [(0, 1, "y")])}) == {"DURATION"}
+    assert codes({**base, "x": (15, 15, [], [(0, 1, "y")])}) == {"STALE_READ"}
+    racing = {"a": (0, 10, [], [(0, 8, W)])}
+    assert codes({**racing, "x": (5, 2, [], [(0, 8, "y")])}) == {"DURATION"}
+    assert codes({**racing, "x": (5, 6, [], [(0, 8, "y")])}) == {"WRITE_RACE"}

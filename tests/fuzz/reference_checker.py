@@ -24,6 +24,11 @@ Readings this module takes where FORMATS.md leaves room (see docs/fuzzing.md):
   counts distinct units); MAKESPAN looks at the ops the problem knows.
 - LANE_OVERLAP is about the units of a lane, indices in ``[0, count)``; two ops holding
   the same index outside it are UNITS' fault only.
+- An inverted window (``end < start``) is empty: besides DURATION, only the rules on its
+  numbers alone judge it (AFTER, DDR_RAW's start against a write's end, MAKESPAN, and the
+  visibility of its writes at ``end``). It holds no unit and draws no budget; its buffer
+  accesses lie inside any lifetime (no LIFETIME), its buffer reads read nothing (never
+  stale) and its writes occupy no tick (no race, not during anyone's read).
 """
 
 from __future__ import annotations
@@ -365,6 +370,8 @@ def reference_codes(doc: Any) -> set[str]:
         if not 0 <= place[n]["alloc"] <= place[n]["free"]:
             codes.add("LIFETIME")
     for o, pl in sched.items():
+        if pl["end"] < pl["start"]:
+            continue  # an inverted window is empty: it lies inside any lifetime
         for a in pops[o].get("reads", []) + pops[o].get("writes", []):
             if "buffer" in a:
                 bp = place[a["buffer"]]
@@ -386,6 +393,8 @@ def reference_codes(doc: Any) -> set[str]:
 
     # STALE_READ
     for r, pr in sched.items():
+        if pr["end"] < pr["start"]:
+            continue  # an inverted window reads nothing, so nothing can be stale
         for a in pops[r].get("reads", []):
             if "buffer" not in a:
                 continue

@@ -122,3 +122,54 @@ def test_checker_agrees_with_the_reference_on_corrupted_documents(data: st.DataO
         f"reference {sorted(expected)} != checker {sorted(actual)}\n"
         f"{real_report_text(doc)}")
 
+
+def _inverted(w: tuple[int, int], r: tuple[int, int], makespan: int,
+              after: bool = False, ddr: bool = False) -> dict[str, Any]:
+    """The shape the corrupted-document property found, cut down: op ``w`` (two HVX units)
+    writes ``b1`` and ``b2``, op ``r`` (HVX unit 0) reads ``b2``; ``b1`` lives [0, 2) and
+    ``b2`` [0, 4). The property replaced ``w``'s start with 23263256, past its end 2.
+    With ``ddr``, ``w`` also writes output tensor ``T`` and ``r`` reads it."""
+    doc: dict[str, Any] = {
+        "format": "npu-schedule/1",
+        "target": {"format": "npu-target/1", "name": "fuzz", "lanes": {"HVX": 2},
+                   "memories": {"L2": {"capacity_bytes": 8, "alignment_bytes": 1}}},
+        "problem": {
+            "format": "npu-problem/1", "name": "fuzz", "tasks": {"t0": {"kind": "gemm"}},
+            "buffers": {"b1": {"memory": "L2", "size": 2}, "b2": {"memory": "L2", "size": 2}},
+            "ops": {"w": {"task": "t0", "modes": [{"duration": 2, "lanes": {"HVX": 2}}],
+                          "writes": [{"buffer": "b1", "value": "x"},
+                                     {"buffer": "b2", "value": "y"}]},
+                    "r": {"task": "t0", "modes": [{"duration": 2, "lanes": {"HVX": 1}}],
+                          "reads": [{"buffer": "b2", "value": "y"}]}},
+            "after": [["w", "r"]] if after else []},
+        "ops": {"w": {"mode": 0, "start": w[0], "end": w[1], "units": {"HVX": [0, 1]}},
+                "r": {"mode": 0, "start": r[0], "end": r[1], "units": {"HVX": [0]}}},
+        "buffers": {"b1": {"offset": 0, "alloc": 0, "free": 2},
+                    "b2": {"offset": 2, "alloc": 0, "free": 4}},
+        "makespan": makespan}
+    if ddr:
+        problem = doc["problem"]
+        problem["tensors"] = {"T": {"shape": [1], "dtype": "f16", "role": "output"}}
+        problem["ops"]["w"]["writes"].append({"tensor": "T", "box": [[0, 1]]})
+        problem["ops"]["r"]["reads"].append({"tensor": "T", "box": [[0, 1]]})
+    return doc
+
+
+@pytest.mark.parametrize(("doc", "expected"), [
+    (_inverted((0, 2), (2, 4), 4), set()),
+    # as found: checker/ also reported LIFETIME (w starts after b1 is freed) and
+    # STALE_READ (it made w's value visible at its start)
+    (_inverted((23263256, 2), (2, 4), 4), {"DURATION"}),
+    # the reader inverted too: it reads nothing, and holds no unit
+    (_inverted((23263256, 2), (9, 3), 3), {"DURATION"}),
+    # rules on the numbers alone judge an inverted window like any other
+    (_inverted((9, 3), (2, 4), 4, after=True), {"DURATION", "AFTER", "STALE_READ"}),
+    (_inverted((9, 2), (2, 4), 9), {"DURATION", "MAKESPAN"}),
+    (_inverted((0, 2), (1, 0), 2, ddr=True), {"DURATION", "DDR_RAW"}),  # starts too early
+], ids=["legal", "as found", "inverted reader", "after and visibility", "makespan",
+        "ddr read"])
+def test_checker_agrees_with_the_reference_on_an_inverted_window(
+        doc: dict[str, Any], expected: set[str]) -> None:
+    """Found by the property above under the long profile (docs/fuzzing.md): an op whose
+    ``end`` lies before its ``start`` runs in an empty window."""
+    _judged_alike(doc, expected)
