@@ -17,10 +17,12 @@ kind of constraint:
 ``lag`` is 1 only on a write-after-write edge whose later writer may take zero time:
 two writes ending at the same instant would make "the write that ended last" ambiguous.
 
-With ``granularity="task"`` a zero-duration barrier node sits between consecutive tasks
-(tasks ordered topologically by their ops' dependencies, ties by problem order): every op
-of task i precedes it and every op of task i+1 follows it, which is linear in the number
-of ops where op-to-op edges would be quadratic. Barrier nodes are numbered after the ops.
+With ``granularity="task"`` a zero-duration barrier node sits between consecutive tasks:
+every op of task i precedes it and every op of task i+1 follows it, which is linear in the
+number of ops where op-to-op edges would be quadratic. Barrier nodes are numbered after
+the ops. The task order is decided before any writer order (:func:`_task_order`), and the
+barriers take part in ordering the writers, so each buffer's writers run in task order
+and no WAW or WAR edge points back to an earlier task.
 """
 
 from __future__ import annotations
@@ -85,19 +87,25 @@ class _Edges:
 
 
 def _cycle_error(graph: nx.DiGraph, names: list[str], what: str) -> InputError:
+    """CYCLE naming one cycle, with the reasons of its edges that carry a ``why``."""
     cycle = nx.find_cycle(graph)
     ring = " -> ".join([names[u] for u, _ in cycle] + [names[cycle[0][0]]])
-    return InputError(f"{what} form a cycle: {ring}", path="$.ops", rule="CYCLE")
+    reasons = [f"{names[u]} -> {names[v]}: {graph.edges[u, v]['why']}"
+               for u, v in cycle if "why" in graph.edges[u, v]]
+    because = f" ({'; '.join(reasons)})" if reasons else ""
+    return InputError(f"{what} form a cycle: {ring}{because}", path="$.ops", rule="CYCLE")
 
 
-def _topological(inst: Instance, edges: _Edges, what: str) -> list[int]:
+def _topological(edges: _Edges, names: list[str], what: str) -> list[int]:
+    """Every node (``names`` holds one per op and barrier) in dependency order, ties by
+    number."""
     graph = nx.DiGraph()
-    graph.add_nodes_from(range(inst.n_ops))
+    graph.add_nodes_from(range(len(names)))
     graph.add_edges_from(edges.lags)
     try:
         return list(nx.lexicographical_topological_sort(graph))
     except nx.NetworkXUnfeasible:
-        raise _cycle_error(graph, list(inst.op_names), what) from None
+        raise _cycle_error(graph, names, what) from None
 
 
 #: A write: (op, byte range, value); a read: (op, buffer, byte range, value).
@@ -178,16 +186,17 @@ def _order_buffer(inst: Instance, edges: _Edges, b: int, writers: list[_Write],
 
 
 def _buffer_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]],
-                  reads: list[_Read]) -> None:
+                  reads: list[_Read], names: list[str]) -> None:
     """WAW and WAR edges for every buffer.
 
-    Fast path: the writers of every buffer in one topological order of after + RAW. That
-    order can contradict itself (a reader of buffer y must end before an op that also
-    overwrites x, which that order put before y's producer), so when the result has a
-    cycle, each buffer with several writers is ordered again by :func:`_safe_order`, one
-    buffer after another; a buffer whose writers can no longer be ordered without a cycle
-    moves to the front of that sequence and the ordering starts again (at most once per
-    such buffer), since the buffers ordered before it may have been what boxed it in.
+    Fast path: the writers of every buffer in one topological order of after + RAW (and
+    the barriers, which put them in task order). That order can contradict itself (a
+    reader of buffer y must end before an op that also overwrites x, which that order put
+    before y's producer), so when the result has a cycle, each buffer with several
+    writers is ordered again by :func:`_safe_order`, one buffer after another; a buffer
+    whose writers can no longer be ordered without a cycle moves to the front of that
+    sequence and the ordering starts again (at most once per such buffer), since the
+    buffers ordered before it may have been what boxed it in.
     """
     zero = [inst.min_duration(i) == 0 for i in range(inst.n_ops)]
     reads_of: dict[int, list[_Read]] = defaultdict(list)
@@ -195,7 +204,7 @@ def _buffer_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]]
         reads_of[read[1]].append(read)
     base = dict(edges.lags)
     rank = {op: k for k, op in enumerate(_topological(
-        inst, edges, "the after edges and read-after-write dependencies"))}
+        edges, names, "the after edges and read-after-write dependencies"))}
     for b, ws in writes.items():
         _order_buffer(inst, edges, b, sorted(ws, key=lambda w: rank[w[0]]), reads_of[b],
                       zero)
@@ -275,36 +284,108 @@ def _acyclic(inst: Instance, edges: _Edges) -> bool:
     return nx.is_directed_acyclic_graph(graph)
 
 
-def _task_barriers(inst: Instance, edges: _Edges) -> tuple[list[str], list[tuple[int, int, int]]]:
+def _task_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]],
+                reads: list[_Read]) -> list[str]:
+    """The order the barriers put the tasks in, chosen before any writer order.
+
+    It follows the edges decided so far (after, RAW, DDR RAW) and keeps every overwrite
+    out of a value's life: a task that writes bytes a second task's value occupies until
+    a third task reads it must run before the second or after the third
+    (:func:`_overwrites`). Tasks are placed one at a time, the first ready one (problem
+    order) whose placement leaves those choices consistent (:func:`_settle`).
+    """
     tasks = [t for t in inst.problem.tasks if t in set(inst.op_task)]
     index = {t: k for k, t in enumerate(tasks)}
+    task_of = [index[t] for t in inst.op_task]
     graph = nx.DiGraph()
     graph.add_nodes_from(range(len(tasks)))
-    for pred, succ in edges.lags:
-        a, b = index[inst.op_task[pred]], index[inst.op_task[succ]]
-        if a != b:
-            graph.add_edge(a, b)
-    try:
-        order = [tasks[k] for k in nx.lexicographical_topological_sort(graph)]
-    except nx.NetworkXUnfeasible:
-        raise _cycle_error(graph, tasks, "with granularity=task, the tasks' dependencies") \
-            from None
+    graph.add_edges_from((task_of[p], task_of[s]) for p, s in edges.lags
+                         if task_of[p] != task_of[s])
+    overwrites = _overwrites(inst, writes, reads, task_of)
+    what = "with granularity=task, the tasks' dependencies (after, RAW, overwrites)"
+    if not _settle(graph, overwrites, tasks):
+        raise _cycle_error(graph, tasks, what)
+    order: list[int] = []
+    while len(order) < len(tasks):
+        ready = [k for k in range(len(tasks)) if k not in order
+                 and all(p in order for p in graph.predecessors(k))]
+        for k in ready:
+            trial = graph.copy()
+            trial.add_edges_from(((k, u) for u in range(len(tasks)) if u != k
+                                  and u not in order and not graph.has_edge(k, u)),
+                                 why=f"{tasks[k]} runs next")
+            if _settle(trial, overwrites, tasks):
+                break
+        else:
+            placed = ", ".join(tasks[k] for k in order)
+            raise _cycle_error(trial, tasks,
+                               f"{what}, whatever ready task runs next after [{placed}],")
+        graph = trial
+        order.append(k)
+    return [tasks[k] for k in order]
+
+
+def _overwrites(inst: Instance, writes: dict[int, list[_Write]], reads: list[_Read],
+                task_of: list[int]) -> set[tuple[int, int, int]]:
+    """Task triples ``(p, w, r)``, all different: an op of ``w`` writes bytes that an op
+    of ``r`` reads the value of from its producer in ``p``; with barriers, ``w`` runs
+    before ``p`` or after ``r`` (STALE_READ). Only buffers written by several tasks
+    yield any."""
+    triples = set()
+    for reader, b, span, value in reads:
+        writers = writes[b]
+        if len({task_of[op] for op, _, _ in writers}) < 2:
+            continue
+        p, r = task_of[_producer(inst, writers, reader, b, span, value)], task_of[reader]
+        if p != r:
+            triples |= {(p, task_of[op], r) for op, written, _ in writers
+                        if task_of[op] not in (p, r) and _intersects(written, span)}
+    return triples
+
+
+def _settle(graph: nx.DiGraph, overwrites: set[tuple[int, int, int]],
+            tasks: list[str]) -> bool:
+    """Add the task edges the overwrites force, until none is new: ``w`` before ``r``
+    forces ``w`` before ``p``; ``p`` before ``w`` forces ``r`` before ``w``. False when
+    the edges form a cycle (``graph`` then holds it)."""
+    changed = True
+    while changed:
+        if not nx.is_directed_acyclic_graph(graph):
+            return False
+        changed = False
+        for p, w, r in overwrites:
+            if nx.has_path(graph, w, p) or nx.has_path(graph, r, w):
+                continue
+            why = f"{tasks[w]} overwrites a value {tasks[p]} writes for {tasks[r]}"
+            if nx.has_path(graph, w, r):
+                graph.add_edge(w, p, why=why)
+                changed = True
+            elif nx.has_path(graph, p, w):
+                graph.add_edge(r, w, why=why)
+                changed = True
+    return True
+
+
+def _barriers(inst: Instance, edges: _Edges, order: list[str]) -> list[str]:
+    """Add barrier ``k`` between tasks ``order[k]`` and ``order[k+1]``; return the
+    barriers' names."""
     members: dict[str, list[int]] = defaultdict(list)
     for i, task in enumerate(inst.op_task):
         members[task].append(i)
-    barrier_edges = []
     for k in range(len(order) - 1):
         node = inst.n_ops + k
-        barrier_edges += [(op, node, 0) for op in members[order[k]]]
-        barrier_edges += [(node, op, 0) for op in members[order[k + 1]]]
-    return order, barrier_edges
+        for op in members[order[k]]:
+            edges.add(op, node)
+        for op in members[order[k + 1]]:
+            edges.add(node, op)
+    return [f"barrier({order[k]}|{order[k + 1]})" for k in range(len(order) - 1)]
 
 
 def build_dag(inst: Instance, granularity: str = "tile") -> Dag:
     """All precedence a legal schedule of ``inst`` must respect, as a checked-acyclic DAG.
 
-    Raises :class:`InputError` (rule CYCLE, naming the ops) when the orderings contradict
-    each other, and (rule STALE_READ) when a read can never see its value.
+    Raises :class:`InputError` (rule CYCLE, naming the ops or tasks) when the orderings
+    contradict each other, and (rule STALE_READ) when a read can never see its value.
     """
     if granularity not in GRANULARITIES:
         raise InputError(f"granularity must be one of {GRANULARITIES}, got {granularity!r}",
@@ -316,30 +397,22 @@ def build_dag(inst: Instance, granularity: str = "tile") -> Dag:
     for reader, b, span, value in reads:
         edges.add(_producer(inst, writes.get(b, []), reader, b, span, value), reader)
     _ddr_raw(inst, edges)
-    _buffer_order(inst, edges, writes, reads)
-    topo = _topological(inst, edges, "the op dependencies (after, RAW, WAW, WAR)")
-    op_edges = [(p, s, lag) for (p, s), lag in edges.lags.items()]
+    names = list(inst.op_names)
+    what = "the op dependencies (after, RAW, WAW, WAR)"
     task_order: list[str] = []
-    n_nodes = inst.n_ops
     if granularity == "task":
-        task_order, barrier_edges = _task_barriers(inst, edges)
-        n_nodes += max(0, len(task_order) - 1)
-        op_edges += barrier_edges
-        topo = _barrier_topo(n_nodes, op_edges)
-    op_edges.sort()
-    preds: list[list[tuple[int, int]]] = [[] for _ in range(n_nodes)]
-    succs: list[list[tuple[int, int]]] = [[] for _ in range(n_nodes)]
+        task_order = _task_order(inst, edges, writes, reads)
+        names += _barriers(inst, edges, task_order)
+        what = (f"with granularity=task and the tasks in order {', '.join(task_order)}, "
+                f"{what} and the barriers")
+    _buffer_order(inst, edges, writes, reads, names)
+    topo = _topological(edges, names, what)
+    op_edges = sorted((p, s, lag) for (p, s), lag in edges.lags.items())
+    preds: list[list[tuple[int, int]]] = [[] for _ in names]
+    succs: list[list[tuple[int, int]]] = [[] for _ in names]
     for pred, succ, lag in op_edges:
         preds[succ].append((pred, lag))
         succs[pred].append((succ, lag))
-    return Dag(n_ops=inst.n_ops, n_nodes=n_nodes, edges=tuple(op_edges),
+    return Dag(n_ops=inst.n_ops, n_nodes=len(names), edges=tuple(op_edges),
                preds=tuple(map(tuple, preds)), succs=tuple(map(tuple, succs)),
                topo=tuple(topo), task_order=tuple(task_order))
-
-
-def _barrier_topo(n_nodes: int, edges: list[tuple[int, int, int]]) -> list[int]:
-    graph = nx.DiGraph()
-    graph.add_nodes_from(range(n_nodes))
-    graph.add_edges_from((p, s) for p, s, _ in edges)
-    # Acyclic by construction: op edges respect the task order the barriers follow.
-    return list(nx.lexicographical_topological_sort(graph))
