@@ -6,9 +6,10 @@ import pytest
 
 from models.errors import InputError
 from models.formats import Access, Buffer, Mode, Op, Problem, Task, Tensor
+from schedsearch import solve
 from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
-from tests.search.problems import compute, gemm_problem, target, two_task_problem
+from tests.search.problems import compute, gemm_problem, target, two_task_problem, verify
 
 
 def _edges(problem: Problem, granularity: str = "tile") -> set[tuple[str, str]]:
@@ -77,3 +78,65 @@ def test_task_granularity_adds_one_barrier_between_consecutive_tasks() -> None:
 def test_unknown_granularity_is_refused() -> None:
     with pytest.raises(InputError):
         build_dag(build_instance(gemm_problem(), target()), "op")
+
+
+def _overwrites(n_tasks: int, overwrites: list[tuple[int, int, int]],
+                after: tuple[tuple[int, int], ...] = ()) -> Problem:
+    """Tasks t0, t1, ...; per overwrite ``(p, w, r)`` one buffer that task ``p`` writes a
+    value into, task ``r`` reads it from and task ``w`` writes another (unread) value
+    over: with barriers, ``w`` runs before ``p`` or after ``r``. ``after`` orders tasks
+    through one op each."""
+    ops = {f"t{k}.op": compute(f"t{k}", [], []) for k in range(n_tasks)}
+    for i, (p, w, r) in enumerate(overwrites):
+        ops[f"t{p}.put{i}"] = compute(f"t{p}", [], [(f"x{i}", "v")])
+        ops[f"t{w}.over{i}"] = compute(f"t{w}", [], [(f"x{i}", "u")])
+        ops[f"t{r}.get{i}"] = compute(f"t{r}", [(f"x{i}", "v")], [])
+    return Problem("overwrites", {}, {f"t{k}": Task("k") for k in range(n_tasks)},
+                   {f"x{i}": Buffer("M", 64) for i in range(len(overwrites))}, ops,
+                   after=tuple((f"t{a}.op", f"t{b}.op") for a, b in after))
+
+
+def _task_order(problem: Problem) -> tuple[str, ...]:
+    return build_dag(build_instance(problem, target()), "task").task_order
+
+
+def test_task_order_runs_an_overwrite_after_the_reader_of_the_value_it_clobbers() -> None:
+    problem = _overwrites(3, [(0, 1, 2)])
+    assert _task_order(problem) == ("t0", "t2", "t1")
+    assert verify(solve(problem, target(), time_limit=1, granularity="task")) == []
+
+
+def test_task_order_runs_an_overwrite_first_when_it_must_precede_the_reader() -> None:
+    assert _task_order(_overwrites(3, [(0, 1, 2)], after=((1, 2),))) == ("t1", "t0", "t2")
+
+
+def test_task_order_that_puts_an_overwrite_inside_a_values_life_is_a_cycle() -> None:
+    with pytest.raises(InputError) as error:
+        _task_order(_overwrites(3, [(0, 1, 2)], after=((0, 1), (1, 2))))
+    assert error.value.rule == "CYCLE"
+    assert "granularity=task" in error.value.message
+    assert all(f"t{k}" in error.value.message for k in range(3))
+
+
+def test_task_order_passes_over_a_ready_task_that_leads_to_a_dead_end() -> None:
+    """Found by random planted instances, shrunk: t2 is ready first, but once it runs,
+    t4 must follow t1 (its overwrite of t2's value for t1) and precede t3 (t4 -> t0 ->
+    t6, and t4 may not fall between t3 and t6), while t3 precedes t1: no order is left.
+    Starting with t3 works."""
+    problem = _overwrites(7, [(3, 5, 1), (2, 6, 0), (3, 4, 6), (2, 4, 1)], after=((4, 0),))
+    order = _task_order(problem)
+    assert order[0] != "t2"
+    assert verify(solve(problem, target(), time_limit=1, granularity="task")) == []
+
+
+def test_task_granularity_orders_writers_within_a_task_against_a_later_reader() -> None:
+    """t0 writes v and then u over it in problem order, t1 reads v: with barriers u must
+    be written first, whatever the problem order says."""
+    ops = {"t0.put": compute("t0", [], [("x", "v")]),
+           "t0.over": compute("t0", [], [("x", "u")]),
+           "t1.get": compute("t1", [("x", "v")], [])}
+    problem = Problem("within", {}, {"t0": Task("k"), "t1": Task("k")},
+                      {"x": Buffer("M", 64)}, ops)
+    edges = _edges(problem, "task")
+    assert ("t0.over", "t0.put") in edges and ("t0.put", "t1.get") in edges
+    assert verify(solve(problem, target(), time_limit=1, granularity="task")) == []
