@@ -19,7 +19,8 @@ The bound is the largest of its parts, each a valid bound on its own:
   Any schedule's mode choice is a feasible point, so its makespan is at least ``T``.
 - ``configuration``: energy, knowing which modes can run at the same time
   (:mod:`models.configurations`); at least as high as the lane, budget, disjunctive and
-  energy parts, and higher when no mix of modes fills every resource at once.
+  energy parts, and higher when no mix of modes fills every resource at once. Left out
+  when it is seen not to beat the parts above (that saves its column generation).
 
 Makespans are integers, so rounding a true bound up keeps it a bound. A weak bound makes
 a good schedule look bad; these parts are cheap and cannot exceed the optimum.
@@ -91,7 +92,9 @@ def lower_bound(problem: Problem, target: Target) -> LowerBound:
         parts[key] = max(parts.get(key, 0), chain)
     parts["critical_path"] = critical_path(problem)
     parts["energy"] = energy_bound(problem, target)
-    parts["configuration"] = configuration_bound(problem, target)
+    configuration = configuration_bound(problem, target, known=max(parts.values()))
+    if configuration is not None:  # None: it cannot beat the parts above
+        parts["configuration"] = configuration
     return LowerBound(max(parts.values(), default=0), parts)
 
 

@@ -36,7 +36,9 @@ from models.validate import usable_modes
 __all__ = ["configuration_bound"]
 
 #: Column generation stops after this many rounds (the bound so far stays valid).
-MAX_ROUNDS = 200
+MAX_ROUNDS = 100
+#: CP-SAT's deterministic work limit per exact pricing (a cut-off pricing still bounds).
+_PRICING_WORK = 1.0
 #: Dual values are scaled to integers for CP-SAT by ``2**30 / max dual``.
 _PRICE_SCALE = 2**30
 #: Column generation has converged when no configuration prices above ``1 + _CONVERGED``.
@@ -47,13 +49,19 @@ _LP_TOLERANCE = 1e-6
 Usage = tuple[int, ...]
 
 
-def configuration_bound(problem: Problem, target: Target) -> int:
-    """The ``configuration`` part (see the module docstring); 0 if nothing needs a slot."""
+def configuration_bound(problem: Problem, target: Target, known: int = 0) -> int | None:
+    """The ``configuration`` part (see the module docstring); 0 if nothing needs a slot.
+
+    ``known`` is a bound already proven by other means: None as soon as the LP is seen not
+    to exceed it (column generation stops there, which saves most of its time on problems
+    where precedence, not resources, decides)."""
     capacities = [*target.lanes.values(), *target.budgets.values()]
     classes, types = _classes(problem, target)
     if not classes:
         return 0
-    value = _column_generation(classes, types, capacities)
+    value = _column_generation(classes, types, capacities, known)
+    if value is None:
+        return None
     return max(0, math.ceil(value - _LP_TOLERANCE * max(1.0, value)))
 
 
@@ -86,7 +94,7 @@ def _copies_alone(usage: Usage, capacities: Sequence[int]) -> int:
 
 
 def _column_generation(classes: dict[tuple[tuple[int, int], ...], int], types: list[Usage],
-                       capacities: Sequence[int]) -> float:
+                       capacities: Sequence[int], known: int) -> float | None:
     solver = pywraplp.Solver.CreateSolver("GLOP")
     covers = [solver.Constraint(0.0, solver.infinity()) for _ in types]
     for signature, count in classes.items():
@@ -113,12 +121,50 @@ def _column_generation(classes: dict[tuple[tuple[int, int], ...], int], types: l
         if solver.Solve() != pywraplp.Solver.OPTIMAL:
             return best
         value = objective.Value()
+        if value <= known:
+            return None  # the full LP's optimum is at most this one's: it cannot beat known
         prices = [max(0.0, cover.dual_value()) for cover in covers]
+        copies = _greedy_configuration(prices, types, capacities)
+        if _price(prices, copies) > 1.0 + _CONVERGED:
+            add_configuration(copies)  # a cheap column is enough to make progress
+            continue
         copies, ceiling = _best_configuration(prices, types, capacities, most)
         best = max(best, value / max(1.0, ceiling))
         if ceiling <= 1.0 + _CONVERGED:
             return best
         add_configuration(copies)
+    if solver.Solve() == pywraplp.Solver.OPTIMAL:
+        prices = [max(0.0, cover.dual_value()) for cover in covers]
+        _, ceiling = _best_configuration(prices, types, capacities, most)
+        best = max(best, objective.Value() / max(1.0, ceiling))
+    return best
+
+
+def _price(prices: Sequence[float], copies: Sequence[int]) -> float:
+    return sum(price * n for price, n in zip(prices, copies, strict=True))
+
+
+def _greedy_configuration(prices: Sequence[float], types: list[Usage],
+                          capacities: Sequence[int]) -> list[int]:
+    """A configuration of high price, filled greedily (by price per share of capacity,
+    by price per share of the scarcest resource, and by price alone; the best of the
+    three): most rounds need only some column priced above 1, not the best one."""
+    def shares(kind: int) -> list[float]:
+        return [need / cap for need, cap in zip(types[kind], capacities, strict=True) if need]
+
+    orders = (lambda kind: prices[kind] / sum(shares(kind)),
+              lambda kind: prices[kind] / max(shares(kind)),
+              lambda kind: prices[kind])
+    best: list[int] = [0] * len(types)
+    for key in orders:
+        left = list(capacities)
+        copies = [0] * len(types)
+        for kind in sorted(range(len(types)), key=key, reverse=True):
+            if prices[kind] > 0.0:
+                copies[kind] = n = _copies_alone(types[kind], left)
+                left = [cap - n * need for need, cap in zip(types[kind], left, strict=True)]
+        if _price(prices, copies) > _price(prices, best):
+            best = copies
     return best
 
 
@@ -142,7 +188,7 @@ def _best_configuration(prices: Sequence[float], types: list[Usage],
     model.maximize(sum(count * weight for count, weight in zip(counts, weights, strict=True)))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
-    solver.parameters.max_deterministic_time = 10.0
+    solver.parameters.max_deterministic_time = _PRICING_WORK
     status = solver.solve(model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return [0] * len(types), math.inf  # no proof of anything: Farley's bound gives 0

@@ -55,10 +55,19 @@ def test_a_capped_column_generation_still_gives_a_bound(monkeypatch: pytest.Monk
     assert 0 < configuration_bound(problem, TARGET) <= full
 
 
+def test_it_is_left_out_when_it_cannot_beat_the_other_parts() -> None:
+    problem = loads_and_copies(3)
+    assert configuration_bound(problem, TARGET, known=600) is None
+    assert configuration_bound(problem, TARGET, known=599) == 600
+    chained = problem_of({"a": (Mode(500),), "b": (Mode(10, {"DMA": 1}),)}, (("a", "b"),))
+    assert "configuration" not in lower_bound(chained, TARGET).parts  # critical path: 510
+
+
 @settings(max_examples=60)
 @given(small_problems())
 def test_configuration_is_between_energy_and_the_optimum(problem: Problem) -> None:
     target = Target("t", lanes={"DMA": 2, "HMX": 1}, budgets={"BW": 60}, memories={})
-    bound = lower_bound(problem, target)
-    assert bound.parts["energy"] <= bound.parts["configuration"] + 1  # rounding of two LPs
-    assert bound.parts["configuration"] <= optimum(problem, target)
+    configuration = configuration_bound(problem, target)
+    assert configuration is not None
+    assert lower_bound(problem, target).parts["energy"] <= configuration + 1  # two LPs' rounding
+    assert configuration <= optimum(problem, target)
