@@ -229,15 +229,23 @@ def _buffer_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]]
         sequence.insert(0, failed)
 
 
+#: Candidate writers :func:`_safe_order` may try per buffer: every order of the handful
+#: of writers a buffer has when its order is in question, yet a quick refusal otherwise.
+_SAFE_ORDER_STEPS = 1000
+
+
 def _safe_order(inst: Instance, edges: _Edges, b: int, writers: list[_Write],
                 reads: list[_Read]) -> list[_Write]:
     """The writers of ``b`` in an order whose WAW and WAR edges close no cycle with the
-    edges decided so far, built one writer at a time: the next writer is the first (by
-    index) whose new edges close no cycle. Placing it adds edges into it (from every
-    earlier writer of intersecting bytes and every reader of their values over those
-    bytes) and commits every writer still to come that touches its bytes to follow it
-    and the readers of its own value.
-    When no writer qualifies, the rest follow by index and the caller reports the cycle."""
+    edges decided so far, built one writer at a time, depth first: the next writer is
+    the first (by index) whose new edges close no cycle, and when none is left the last
+    choice is undone (a writer can qualify and still leave the rest no order: with task
+    barriers, an unread write that must precede a value a later task reads). Placing a
+    writer adds edges into it (from every earlier writer of intersecting bytes and every
+    reader of their values over those bytes) and commits every writer still to come that
+    touches its bytes to follow it and the readers of its own value.
+    When no order is found within :data:`_SAFE_ORDER_STEPS` tries, the writers keep their
+    order and the caller reports the cycle."""
     graph = nx.DiGraph()
     graph.add_nodes_from(range(inst.n_ops))
     graph.add_edges_from(edges.lags)
@@ -247,33 +255,50 @@ def _safe_order(inst: Instance, edges: _Edges, b: int, writers: list[_Write],
     readers: dict[int, list[tuple[int, tuple[int, int]]]] = defaultdict(list)
     for reader, _, span, value in reads:
         readers[_producer(inst, writers, reader, b, span, value)].append((reader, span))
-    placed: list[int] = []
+
+    def touches(op: int, span: tuple[int, int]) -> bool:
+        return any(_intersects(span, t) for t in spans[op])
+
+    def edges_into(op: int, placed: list[int],
+                   remaining: list[int]) -> list[tuple[int, int]] | None:
+        """The new edges placing ``op`` next adds, or None if they or the ones it commits
+        the writers still to come to close a cycle."""
+        sources = {p for p in placed if any(touches(op, s) for s in spans[p])}
+        sources |= {r for p in placed for r, span in readers[p] if r != op and touches(op, span)}
+        later = [w for w in remaining if w != op and any(touches(op, s) for s in spans[w])]
+        later_edges = [(op, w) for w in later]
+        later_edges += [(r, w) for w in later for r, span in readers[op]
+                        if r != w and touches(w, span)]
+        into = [(s, op) for s in sources if not graph.has_edge(s, op)]
+        tentative = [e for e in {*into, *later_edges} if not graph.has_edge(*e)]
+        graph.add_edges_from(tentative)
+        closes = any(nx.has_path(graph, v, u) for u, v in tentative)
+        graph.remove_edges_from(tentative)
+        return None if closes else into
+
+    # Each placed writer with its index in ``remaining`` and the edges it added.
+    placed: list[tuple[int, int, list[tuple[int, int]]]] = []
     remaining = sorted(spans)
-    while remaining:
-        for op in remaining:
-            sources = {p for p in placed
-                       if any(_intersects(s, t) for s in spans[p] for t in spans[op])}
-            sources |= {r for p in placed for r, span in readers[p]
-                        if r != op and any(_intersects(span, t) for t in spans[op])}
-            later = [w for w in remaining if w != op
-                     and any(_intersects(s, t) for s in spans[w] for t in spans[op])]
-            later_edges = [(op, w) for w in later]
-            later_edges += [(r, w) for w in later for r, span in readers[op]
-                            if r != w and any(_intersects(span, t) for t in spans[w])]
-            tentative = [e for e in {*((s, op) for s in sources), *later_edges}
-                         if not graph.has_edge(*e)]
-            graph.add_edges_from(tentative)
-            closes = any(nx.has_path(graph, v, u) for u, v in tentative)
-            graph.remove_edges_from(tentative)
-            if not closes:
+    start = steps = 0
+    while remaining and steps < _SAFE_ORDER_STEPS:
+        for k in range(start, len(remaining)):
+            steps += 1
+            into = edges_into(remaining[k], [op for op, _, _ in placed], remaining)
+            if into is not None:
+                graph.add_edges_from(into)
+                placed.append((remaining.pop(k), k, into))
+                start = 0
                 break
         else:
-            placed += remaining
-            break
-        graph.add_edges_from((source, op) for source in sources)
-        placed.append(op)
-        remaining.remove(op)
-    order = {op: k for k, op in enumerate(placed)}
+            if not placed:
+                break
+            op, k, into = placed.pop()
+            graph.remove_edges_from(into)
+            remaining.insert(k, op)
+            start = k + 1
+    if remaining:
+        return writers
+    order = {op: k for k, (op, _, _) in enumerate(placed)}
     return sorted(writers, key=lambda w: order[w[0]])
 
 

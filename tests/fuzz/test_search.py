@@ -181,6 +181,15 @@ def test_task_search_orders_writers_within_a_task_first() -> None:
     _pinned(_TASK_WRITER_ORDER_WITNESS, "task")
 
 
+def test_task_search_backtracks_out_of_a_writer_order_that_leaves_no_way_on() -> None:
+    """Found by a longer hunt after the task order fix, shrunk by hand: t0.op1 writes
+    b1@1, t0.op5 reads it and writes b1@2 for t1, t0.op2 writes an unread b1@0. Taking
+    t0.op1 first closes no cycle, but then t0.op2 must follow t0.op5 and so t1.op0,
+    across the barrier; only t0.op2 first works (the witness). Each buffer's writer order
+    is now searched depth first."""
+    _pinned(_DEAD_WRITE_FIRST_WITNESS, "task")
+
+
 _WAR_ACROSS_BUFFERS_WITNESS: dict[str, Any] = json.loads(
     '{"format": "npu-schedule/1", "target": {"format": "npu-target/1", "name": "fuzz", "t'
     'ime_unit": "ns", "lanes": {"DMA": 1, "HVX": 1, "HMX": 2}, "budgets": {}, "memories":'
@@ -225,6 +234,29 @@ _TASK_WRITER_ORDER_WITNESS: dict[str, Any] = json.loads(
     'start": 6, "end": 7, "units": {}}}, "buffers": {"b2": {"offset": 3, "alloc": 0, "fre'
     'e": 7}}, "makespan": 7}')
 
+
+_DEAD_WRITE_FIRST_WITNESS: dict[str, Any] = {
+    "format": "npu-schedule/1",
+    "target": {"format": "npu-target/1", "name": "fuzz", "lanes": {"DMA": 1},
+               "memories": {"L2": {"capacity_bytes": 1, "alignment_bytes": 1}}},
+    "problem": {"format": "npu-problem/1", "name": "fuzz",
+                "tasks": {"t0": {"kind": "gemm"}, "t1": {"kind": "gemm"}},
+                "buffers": {"b1": {"memory": "L2", "size": 1}},
+                "ops": {"t0.op1": {"task": "t0", "modes": [{"duration": 1}],
+                                   "writes": [{"buffer": "b1", "value": "b1@1"}]},
+                        "t0.op2": {"task": "t0", "modes": [{"duration": 1}],
+                                   "writes": [{"buffer": "b1", "value": "b1@0"}]},
+                        "t0.op5": {"task": "t0", "modes": [{"duration": 1}],
+                                   "reads": [{"buffer": "b1", "value": "b1@1"}],
+                                   "writes": [{"buffer": "b1", "value": "b1@2"}]},
+                        "t1.op0": {"task": "t1", "modes": [{"duration": 1}],
+                                   "reads": [{"buffer": "b1", "value": "b1@2"}]}}},
+    "ops": {"t0.op2": {"mode": 0, "start": 0, "end": 1},
+            "t0.op1": {"mode": 0, "start": 1, "end": 2},
+            "t0.op5": {"mode": 0, "start": 2, "end": 3},
+            "t1.op0": {"mode": 0, "start": 3, "end": 4}},
+    "buffers": {"b1": {"offset": 0, "alloc": 0, "free": 4}},
+    "makespan": 4}
 
 _UNFIT_MODE_WITNESS: dict[str, Any] = {
     "format": "npu-schedule/1",
