@@ -5,9 +5,14 @@ mostly illegal schedules are evidence that both are right; where they disagree, 
 them misreads FORMATS.md, and the disagreement is a small, concrete example to judge.
 
 How it stays obviously correct: no cleverness. Every pairwise rule compares all pairs;
-every "at every instant" rule steps through every integer tick; every box is expanded
-into a Python set of index tuples and every byte range into a set of byte indices. That
-is only affordable on the small inputs of tests/fuzz/strategies.py, which is the point.
+every "at every instant" rule looks at every instant at which some window starts (the
+only instants at which something begins to run, so nothing is missed: two windows share
+a tick iff one is running when the other starts, and running draws only grow at a
+start); every box is expanded into a Python set of index tuples and every byte range into
+a set of byte indices. That is only affordable on small inputs, which is the point: a
+well-formed document whose buffers, tensors or boxes hold more than ``MAX_VOLUME``
+bytes or cells in all raises :class:`TooLarge` instead (corrupted documents can name
+huge figures; tests/fuzz/strategies.py never does).
 
 Readings this module takes where FORMATS.md leaves room (see docs/fuzzing.md):
 - FORMAT: any structural problem makes the result ``{"FORMAT"}`` and nothing else is
@@ -20,6 +25,7 @@ Readings this module takes where FORMATS.md leaves room (see docs/fuzzing.md):
 - Two write accesses race only if they belong to different ops.
 - A buffer at a negative offset breaks MEM_RANGE (its bytes are not all in the memory),
   though the rule's text only bounds ``offset + size``.
+- An integer outside the signed 64-bit range is a FORMAT problem (as in checker/).
 - A read of an empty byte range is never stale; a unit listed twice counts once (the rule
   counts distinct units); MAKESPAN looks at the ops the problem knows.
 - LANE_OVERLAP is about the units of a lane, indices in ``[0, count)``; two ops holding
@@ -36,20 +42,29 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-__all__ = ["CODES", "reference_codes", "FormatIssue"]
+__all__ = ["CODES", "MAX_VOLUME", "reference_codes", "FormatIssue", "TooLarge"]
 
 CODES = ("FORMAT", "OP_MISSING", "OP_UNKNOWN", "MODE", "DURATION", "UNITS", "LANE_OVERLAP",
          "BUDGET", "AFTER", "COVERAGE", "OUTPUT", "DDR_RAW", "MEM_RANGE", "ALIAS", "LIFETIME",
          "STALE_READ", "WRITE_RACE", "MAKESPAN")
 
 
+#: Most bytes and cells (buffer sizes, tensor shapes, task and op spaces, access boxes,
+#: summed) the reference expands into sets; beyond it, it raises TooLarge.
+MAX_VOLUME = 10**6
+
+
 class FormatIssue(Exception):
     """The document does not match FORMATS.md's shapes or names something that is absent."""
 
 
+class TooLarge(Exception):
+    """A well-formed document too large for this naive checker to judge."""
+
+
 # ----------------------------------------------------------------------------- structure
 def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
+    return isinstance(x, int) and not isinstance(x, bool) and -(2**63) <= x < 2**63
 
 
 def _need(condition: bool, why: str) -> None:
@@ -222,12 +237,41 @@ def _running(op: dict[str, Any], t: int) -> bool:
     return op["start"] <= t < op["end"]
 
 
+def _share_a_tick(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Whether half-open ``[a0, a1)`` and ``[b0, b1)`` share a tick: then one of them holds
+    the other's first tick."""
+    return any(a[0] <= t < a[1] and b[0] <= t < b[1] for t in (a[0], b[0]))
+
+
+def _volume(doc: dict[str, Any]) -> int:
+    """Bytes and cells the rules below expand into sets (an upper bound)."""
+    def cells(box: list[list[int]]) -> int:
+        n = 1
+        for lo, hi in box:
+            n *= max(0, hi - lo)
+        return n
+
+    p = doc["problem"]
+    total = sum(b["size"] for b in p.get("buffers", {}).values())
+    total += sum(cells([[0, e] for e in t["shape"]]) for t in p.get("tensors", {}).values())
+    for task in p.get("tasks", {}).values():
+        total += cells(task.get("space", [])) + sum(
+            cells(box) for box in task.get("outputs", {}).values())
+    for op in p["ops"].values():
+        total += cells(op.get("space", []))
+        total += sum(cells(a["box"]) for a in op.get("reads", []) + op.get("writes", [])
+                     if "box" in a)
+    return total
+
+
 def reference_codes(doc: Any) -> set[str]:
     """The set of violation codes FORMATS.md demands for ``doc`` (empty: legal)."""
     try:
         _structure(doc)
     except FormatIssue:
         return {"FORMAT"}
+    if _volume(doc) > MAX_VOLUME:
+        raise TooLarge(f"more than {MAX_VOLUME} bytes and cells to expand")
     codes: set[str] = set()
     target, problem = doc["target"], doc["problem"]
     lanes, budgets = target["lanes"], target.get("budgets", {})
@@ -268,22 +312,19 @@ def reference_codes(doc: Any) -> set[str]:
             if len(set(units)) != want or not all(0 <= u < lanes[lane] for u in units):
                 codes.add("UNITS")
 
-    ticks = range(min([pl["start"] for pl in sched.values()] + [0]),
-                  max([pl["end"] for pl in sched.values()] + [0]))
-
-    # LANE_OVERLAP: every pair, every tick; only units that exist (others are UNITS')
+    # LANE_OVERLAP: every pair; only units that exist (others are UNITS')
     def held_units(pl: dict[str, Any]) -> set[tuple[str, int]]:
         return {(ln, u) for ln, us in pl.get("units", {}).items() for u in us
                 if 0 <= u < lanes[ln]}
 
     for (_, pa), (_, pb) in itertools.combinations(sched.items(), 2):
         shared = held_units(pa) & held_units(pb)
-        if shared and any(_running(pa, t) and _running(pb, t) for t in ticks):
+        if shared and _share_a_tick((pa["start"], pa["end"]), (pb["start"], pb["end"])):
             codes.add("LANE_OVERLAP")
 
-    # BUDGET: every budget, every tick
+    # BUDGET: every budget, every instant at which some op starts
     for b, capacity in budgets.items():
-        for t in ticks:
+        for t in {pl["start"] for pl in sched.values()}:
             total = sum(mode_of[n].get("budgets", {}).get(b, 0)
                         for n in mode_of if _running(sched[n], t))
             if total > capacity:
@@ -363,8 +404,8 @@ def reference_codes(doc: Any) -> set[str]:
         pa, pb = place[a], place[b]
         bytes_a = set(range(pa["offset"], pa["offset"] + pbufs[a]["size"]))
         bytes_b = set(range(pb["offset"], pb["offset"] + pbufs[b]["size"]))
-        live_a, live_b = set(range(pa["alloc"], pa["free"])), set(range(pb["alloc"], pb["free"]))
-        if bytes_a & bytes_b and live_a & live_b:
+        if bytes_a & bytes_b and _share_a_tick((pa["alloc"], pa["free"]),
+                                               (pb["alloc"], pb["free"])):
             codes.add("ALIAS")
     for n in pbufs:
         if not 0 <= place[n]["alloc"] <= place[n]["free"]:
@@ -388,7 +429,7 @@ def reference_codes(doc: Any) -> set[str]:
 
     # WRITE_RACE: every pair of writes by different ops
     for (o1, b1, s1, _, st1, en1), (o2, b2, s2, _, st2, en2) in itertools.combinations(writes, 2):
-        if o1 != o2 and b1 == b2 and s1 & s2 and set(range(st1, en1)) & set(range(st2, en2)):
+        if o1 != o2 and b1 == b2 and s1 & s2 and _share_a_tick((st1, en1), (st2, en2)):
             codes.add("WRITE_RACE")
 
     # STALE_READ
@@ -412,7 +453,7 @@ def reference_codes(doc: Any) -> set[str]:
                 codes.add("STALE_READ")
                 continue
             for w in touching:
-                if w[0] != r and any(w[4] <= t < w[5] for t in range(last_end, pr["end"])):
+                if w[0] != r and _share_a_tick((w[4], w[5]), (last_end, pr["end"])):
                     codes.add("STALE_READ")
 
     # MAKESPAN
