@@ -9,7 +9,8 @@ kind of constraint:
 * buffer RAW: the op that writes the value a read expects ends before the reader starts;
 * buffer WAW: writes to intersecting bytes of one buffer never overlap (WRITE_RACE) and
   are totally ordered, consistently with a topological order of after + RAW edges (or,
-  where that order contradicts itself, one writer at a time avoiding cycles);
+  where that order contradicts itself, one buffer at a time avoiding cycles, and last
+  the orders the overwrites force across buffers settled first);
 * buffer WAR: every reader of a written value ends before the next write to any of the
   bytes it reads starts (STALE_READ's "no other op writes those bytes" clause);
 * DDR RAW: a read of an output/temp tensor region starts after every write of it ends.
@@ -28,6 +29,7 @@ and no WAW or WAR edge points back to an earlier task.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import networkx as nx
@@ -187,7 +189,41 @@ def _order_buffer(inst: Instance, edges: _Edges, b: int, writers: list[_Write],
 
 def _buffer_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]],
                   reads: list[_Read], names: list[str]) -> None:
-    """WAW and WAR edges for every buffer.
+    """WAW and WAR edges for every buffer (:func:`_order_writers`).
+
+    Last resort, when those close a cycle: first add the orderings the overwrites force
+    across all buffers together (:func:`_settle` over :func:`_overwrites`, as for tasks),
+    since the order one buffer's writers need can hinge on another buffer's, then order
+    the writers again. Taken only after the usual ordering failed, so it changes no
+    ordering that used to succeed.
+    """
+    base = dict(edges.lags)
+    if _order_writers(inst, edges, writes, reads, names):
+        return
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(len(names)))
+    graph.add_edges_from(base)
+    if _settle(graph, set(_overwrites(inst, writes, reads)), names):
+        edges.lags = base
+        for pred, succ in graph.edges:
+            edges.add(pred, succ)
+        _order_writers(inst, edges, writes, reads, names)
+
+
+def _overwrites(inst: Instance, writes: dict[int, list[_Write]],
+                reads: list[_Read]) -> Iterator[tuple[int, int, int]]:
+    """Op triples ``(p, w, r)``: ``w`` writes bytes that ``r`` reads the value of from its
+    producer ``p``, so ``w`` runs before ``p`` or after ``r`` (STALE_READ)."""
+    for reader, b, span, value in reads:
+        producer = _producer(inst, writes[b], reader, b, span, value)
+        for op, written, _ in writes[b]:
+            if op not in (producer, reader) and _intersects(written, span):
+                yield producer, op, reader
+
+
+def _order_writers(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]],
+                   reads: list[_Read], names: list[str]) -> bool:
+    """WAW and WAR edges for every buffer; False if they close a cycle.
 
     Fast path: the writers of every buffer in one topological order of after + RAW (and
     the barriers, which put them in task order). That order can contradict itself (a
@@ -209,7 +245,7 @@ def _buffer_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]]
         _order_buffer(inst, edges, b, sorted(ws, key=lambda w: rank[w[0]]), reads_of[b],
                       zero)
     if _acyclic(inst, edges):
-        return
+        return True
     several = {b for b, ws in writes.items() if len({op for op, _, _ in ws}) > 1}
     sequence = list(writes)
     for _ in range(len(several) + 1):
@@ -224,9 +260,10 @@ def _buffer_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]]
                 failed = b
                 break
         if failed is None or failed == sequence[0]:
-            return  # done, or the cycle is the caller's to report
+            break  # done, or no sequence left to try
         sequence.remove(failed)  # order it first next time, before others constrain it
         sequence.insert(0, failed)
+    return _acyclic(inst, edges)
 
 
 #: Candidate writers :func:`_safe_order` may try per buffer: every order of the handful
@@ -316,8 +353,9 @@ def _task_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]],
     It follows the edges decided so far (after, RAW, DDR RAW) and keeps every overwrite
     out of a value's life: a task that writes bytes a second task's value occupies until
     a third task reads it must run before the second or after the third
-    (:func:`_overwrites`). Tasks are placed one at a time, the first ready one (problem
-    order) whose placement leaves those choices consistent (:func:`_settle`).
+    (:func:`_overwrites` between three different tasks). Tasks are placed one at a time,
+    the first ready one (problem order) whose placement leaves those choices consistent
+    (:func:`_settle`).
     """
     tasks = [t for t in inst.problem.tasks if t in set(inst.op_task)]
     index = {t: k for k, t in enumerate(tasks)}
@@ -326,7 +364,12 @@ def _task_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]],
     graph.add_nodes_from(range(len(tasks)))
     graph.add_edges_from((task_of[p], task_of[s]) for p, s in edges.lags
                          if task_of[p] != task_of[s])
-    overwrites = _overwrites(inst, writes, reads, task_of)
+    shared = {b for b, ws in writes.items() if len({task_of[op] for op, _, _ in ws}) > 1}
+    overwrites = set()
+    for ops in _overwrites(inst, writes, [read for read in reads if read[1] in shared]):
+        triple = tuple(task_of[op] for op in ops)
+        if len(set(triple)) == 3:
+            overwrites.add(triple)
     what = "with granularity=task, the tasks' dependencies (after, RAW, overwrites)"
     if not _settle(graph, overwrites, tasks):
         raise _cycle_error(graph, tasks, what)
@@ -350,29 +393,10 @@ def _task_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]],
     return [tasks[k] for k in order]
 
 
-def _overwrites(inst: Instance, writes: dict[int, list[_Write]], reads: list[_Read],
-                task_of: list[int]) -> set[tuple[int, int, int]]:
-    """Task triples ``(p, w, r)``, all different: an op of ``w`` writes bytes that an op
-    of ``r`` reads the value of from its producer in ``p``; with barriers, ``w`` runs
-    before ``p`` or after ``r`` (STALE_READ). Only buffers written by several tasks
-    yield any."""
-    triples = set()
-    for reader, b, span, value in reads:
-        writers = writes[b]
-        if len({task_of[op] for op, _, _ in writers}) < 2:
-            continue
-        p, r = task_of[_producer(inst, writers, reader, b, span, value)], task_of[reader]
-        if p != r:
-            triples |= {(p, task_of[op], r) for op, written, _ in writers
-                        if task_of[op] not in (p, r) and _intersects(written, span)}
-    return triples
-
-
-def _settle(graph: nx.DiGraph, overwrites: set[tuple[int, int, int]],
-            tasks: list[str]) -> bool:
-    """Add the task edges the overwrites force, until none is new: ``w`` before ``r``
-    forces ``w`` before ``p``; ``p`` before ``w`` forces ``r`` before ``w``. False when
-    the edges form a cycle (``graph`` then holds it)."""
+def _settle(graph: nx.DiGraph, overwrites: set[tuple[int, ...]], names: list[str]) -> bool:
+    """Add the edges the overwrites ``(p, w, r)`` force (between tasks or ops), until none
+    is new: ``w`` before ``r`` forces ``w`` before ``p``; ``p`` before ``w`` forces ``r``
+    before ``w``. False when the edges form a cycle (``graph`` then holds it)."""
     changed = True
     while changed:
         if not nx.is_directed_acyclic_graph(graph):
@@ -381,7 +405,7 @@ def _settle(graph: nx.DiGraph, overwrites: set[tuple[int, int, int]],
         for p, w, r in overwrites:
             if nx.has_path(graph, w, p) or nx.has_path(graph, r, w):
                 continue
-            why = f"{tasks[w]} overwrites a value {tasks[p]} writes for {tasks[r]}"
+            why = f"{names[w]} overwrites a value {names[p]} writes for {names[r]}"
             if nx.has_path(graph, w, r):
                 graph.add_edge(w, p, why=why)
                 changed = True

@@ -171,6 +171,17 @@ def test_search_orders_writers_knowing_the_other_buffers_war_edges() -> None:
     _pinned(_WAR_ACROSS_BUFFERS_WITNESS)
 
 
+def test_search_settles_writer_orders_across_buffers_when_one_at_a_time_fails() -> None:
+    """Found by the long profile, shrunk: t1.op0 reads b3@0, which t1.op3 overwrites, so
+    it precedes t1.op3; it also writes b2, so it may not fall between t0.op1's b2@1 and
+    its reader t1.op3: it precedes t0.op1 too (the witness). Ordered one buffer at a
+    time, b2 alone let t1.op0 follow t1.op3 and b3 alone let t0.op1 precede t1.op1 (and
+    so t1.op0), each order boxing in the other buffer, and the search reported a cycle;
+    now the orders those overwrites force across buffers are added first when that
+    happens."""
+    _pinned(_ACROSS_BUFFERS_SETTLED_WITNESS)
+
+
 def test_task_search_orders_writers_within_a_task_first() -> None:
     """Found by fuzzing (a task-ordered witness, so feasible with barriers), shrunk.
     hazards.py ordered the writers of b2 by op index (t0.op1 before t0.op2), so t1.op0,
@@ -234,6 +245,37 @@ _TASK_WRITER_ORDER_WITNESS: dict[str, Any] = json.loads(
     'start": 6, "end": 7, "units": {}}}, "buffers": {"b2": {"offset": 3, "alloc": 0, "fre'
     'e": 7}}, "makespan": 7}')
 
+
+_ACROSS_BUFFERS_SETTLED_WITNESS: dict[str, Any] = {
+    "format": "npu-schedule/1",
+    "target": {"format": "npu-target/1", "name": "fuzz", "lanes": {"DMA": 1},
+               "memories": {"L2": {"capacity_bytes": 4, "alignment_bytes": 1}}},
+    "problem": {"format": "npu-problem/1", "name": "fuzz",
+                "tasks": {"t0": {"kind": "gemm"}, "t1": {"kind": "gemm"}},
+                "buffers": {"b2": {"memory": "L2", "size": 1},
+                            "b3": {"memory": "L2", "size": 1}},
+                "ops": {"t0.op0": {"task": "t0", "modes": [{"duration": 1}],
+                                   "reads": [{"buffer": "b3", "value": "b3@0"}]},
+                        "t0.op1": {"task": "t0", "modes": [{"duration": 4}],
+                                   "writes": [{"buffer": "b2", "value": "b2@1"},
+                                              {"buffer": "b3", "value": "b3@1"}]},
+                        "t1.op0": {"task": "t1", "modes": [{"duration": 2}],
+                                   "reads": [{"buffer": "b3", "value": "b3@0"}],
+                                   "writes": [{"buffer": "b2", "value": "b2@0"}]},
+                        "t1.op1": {"task": "t1", "modes": [{"duration": 1}],
+                                   "writes": [{"buffer": "b3", "value": "b3@0"}]},
+                        "t1.op3": {"task": "t1", "modes": [{"duration": 1}],
+                                   "reads": [{"buffer": "b2", "value": "b2@1"}],
+                                   "writes": [{"buffer": "b3", "value": "b3@2"}]}},
+                "after": [["t0.op0", "t1.op3"]]},
+    "ops": {"t1.op1": {"mode": 0, "start": 0, "end": 1},
+            "t1.op0": {"mode": 0, "start": 3, "end": 5},
+            "t0.op0": {"mode": 0, "start": 4, "end": 5},
+            "t0.op1": {"mode": 0, "start": 5, "end": 9},
+            "t1.op3": {"mode": 0, "start": 10, "end": 11}},
+    "buffers": {"b2": {"offset": 2, "alloc": 3, "free": 11},
+                "b3": {"offset": 3, "alloc": 0, "free": 11}},
+    "makespan": 11}
 
 _DEAD_WRITE_FIRST_WITNESS: dict[str, Any] = {
     "format": "npu-schedule/1",
