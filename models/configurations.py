@@ -43,7 +43,8 @@ _PRICING_WORK = 1.0
 _PRICE_SCALE = 2**30
 #: Column generation has converged when no configuration prices above ``1 + _CONVERGED``.
 _CONVERGED = 1e-7
-#: Relative slack taken off the LP optimum before rounding up (simplex precision).
+#: Relative slack taken off the LP optimum before rounding up (simplex precision; the
+#: same as the energy part of :mod:`models.bounds`).
 _LP_TOLERANCE = 1e-6
 
 Usage = tuple[int, ...]
