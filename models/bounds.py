@@ -38,14 +38,11 @@ from ortools.linear_solver import pywraplp
 from models.configurations import configuration_bound
 from models.errors import InputError
 from models.formats import Problem, Target
+from models.lp import ceil_bound
 from models.validate import after_graph, usable_modes
 
 __all__ = ["LowerBound", "lower_bound", "critical_path", "energy_bound", "energy_relaxation",
            "EnergyRelaxation"]
-
-#: Relative slack taken off the LP optimum before rounding up: the simplex solution is
-#: exact only to about 1e-9, and a bound must never exceed the true optimum.
-_LP_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,5 +153,4 @@ def energy_bound(problem: Problem, target: Target) -> int:
     relaxation = energy_relaxation(problem, target)
     if relaxation is None:
         return 0
-    value = relaxation.makespan
-    return max(0, math.ceil(value - _LP_TOLERANCE * max(1.0, value)))
+    return ceil_bound(relaxation.makespan)

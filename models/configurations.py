@@ -31,6 +31,7 @@ from ortools.linear_solver import pywraplp
 from ortools.sat.python import cp_model
 
 from models.formats import Mode, Problem, Target
+from models.lp import ceil_bound
 from models.validate import usable_modes
 
 __all__ = ["configuration_bound"]
@@ -43,9 +44,6 @@ _PRICING_WORK = 1.0
 _PRICE_SCALE = 2**30
 #: Column generation has converged when no configuration prices above ``1 + _CONVERGED``.
 _CONVERGED = 1e-7
-#: Relative slack taken off the LP optimum before rounding up (simplex precision; the
-#: same as the energy part of :mod:`models.bounds`).
-_LP_TOLERANCE = 1e-6
 
 Usage = tuple[int, ...]
 
@@ -61,9 +59,7 @@ def configuration_bound(problem: Problem, target: Target, known: int = 0) -> int
     if not classes:
         return 0
     value = _column_generation(classes, types, capacities, known)
-    if value is None:
-        return None
-    return max(0, math.ceil(value - _LP_TOLERANCE * max(1.0, value)))
+    return None if value is None else ceil_bound(value)
 
 
 def _usage(mode: Mode, target: Target) -> Usage:
@@ -118,26 +114,23 @@ def _column_generation(classes: dict[tuple[tuple[int, int], ...], int], types: l
     for kind, n in enumerate(most):
         add_configuration([n if k == kind else 0 for k in range(len(types))])
     best = 0.0
-    for _ in range(MAX_ROUNDS):
+    for round_ in range(MAX_ROUNDS + 1):
         if solver.Solve() != pywraplp.Solver.OPTIMAL:
             return best
         value = objective.Value()
         if value <= known:
             return None  # the full LP's optimum is at most this one's: it cannot beat known
         prices = [max(0.0, cover.dual_value()) for cover in covers]
+        last = round_ == MAX_ROUNDS  # only Farley's bound is left to take
         copies = _greedy_configuration(prices, types, capacities)
-        if _price(prices, copies) > 1.0 + _CONVERGED:
+        if not last and _price(prices, copies) > 1.0 + _CONVERGED:
             add_configuration(copies)  # a cheap column is enough to make progress
             continue
         copies, ceiling = _best_configuration(prices, types, capacities, most)
         best = max(best, value / max(1.0, ceiling))
-        if ceiling <= 1.0 + _CONVERGED:
+        if last or ceiling <= 1.0 + _CONVERGED:
             return best
         add_configuration(copies)
-    if solver.Solve() == pywraplp.Solver.OPTIMAL:
-        prices = [max(0.0, cover.dual_value()) for cover in covers]
-        _, ceiling = _best_configuration(prices, types, capacities, most)
-        best = max(best, objective.Value() / max(1.0, ceiling))
     return best
 
 
