@@ -191,17 +191,17 @@ def _fast_box(value: Any) -> Box | None:
         if type(dim) is not list or len(dim) != 2:
             return None
         lo, hi = dim
-        if type(lo) is not int or type(hi) is not int or not MIN_INT <= lo <= hi <= MAX_INT:
+        if type(lo) is not int or type(hi) is not int or not MIN_INT <= lo < hi <= MAX_INT:
             return None
         box.append((lo, hi))
     return tuple(box)
 
 
-def _fast_counts(value: Any, known: dict[str, int]) -> bool:
+def _fast_counts(value: Any, known: dict[str, int], minimum: int) -> bool:
     if type(value) is not dict:
         return False
     for name, count in value.items():
-        if name not in known or type(count) is not int or not 0 <= count <= MAX_INT:
+        if name not in known or type(count) is not int or not minimum <= count <= MAX_INT:
             return False
     return True
 
@@ -306,9 +306,9 @@ class _Builder:
                 raise self.fail(section, _key(path, i), "an interval is [lo, hi)", **names)
             lo = self.integer(section, dim[0], _key(_key(path, i), 0), **names)
             hi = self.integer(section, dim[1], _key(_key(path, i), 1), **names)
-            if hi < lo:
-                raise self.fail(section, _key(path, i), f"interval [{lo}, {hi}) has hi < lo",
-                                **names)
+            if hi <= lo:
+                raise self.fail(section, _key(path, i), f"interval [{lo}, {hi}) is empty "
+                                "(need lo < hi)", **names)
             box.append((lo, hi))
         return tuple(box)
 
@@ -330,15 +330,15 @@ class _Builder:
         return box
 
     def counts(self, section: str, value: Any, path: str, known: dict[str, int] | None,
-               what: str, **names: tuple[str, ...]) -> dict[str, int]:
-        """A map of target names (lanes or budgets) to non-negative integers."""
+               what: str, minimum: int, **names: tuple[str, ...]) -> dict[str, int]:
+        """A map of target names (lanes or budgets) to integers of at least ``minimum``."""
         if type(value) is not dict:
             raise self.fail(section, path, f"expected an object, got {_kind(value)}", **names)
         for name, count in value.items():
             if known is not None and name not in known:
                 raise self.fail(section, _key(path, name), f"unknown {what} {name!r}",
                                 **names)
-            self.integer(section, count, _key(path, name), 0, **names)
+            self.integer(section, count, _key(path, name), minimum, **names)
         return value
 
     # -- sections
@@ -353,7 +353,7 @@ class _Builder:
                     self.string(None, doc[key], _key(p, key))
         if "costs" in doc:
             self.free(None, doc["costs"], f"{p}.costs")
-        for section, key, minimum in (("lanes", "lanes", 0), ("budgets", "budgets", 0)):
+        for section, key, minimum in (("lanes", "lanes", 1), ("budgets", "budgets", 1)):
             table: dict[str, int] = {}
             try:
                 raw = self.mapping(section, doc.get(key, {}), _key(p, key))
@@ -374,7 +374,7 @@ class _Builder:
                 d = self.obj("memories", value, path, ("capacity_bytes",),
                              frozenset({"alignment_bytes", "meta"}))
                 m.memories[name] = Memory(
-                    self.integer("memories", d["capacity_bytes"], f"{path}.capacity_bytes", 0),
+                    self.integer("memories", d["capacity_bytes"], f"{path}.capacity_bytes", 1),
                     self.integer("memories", d.get("alignment_bytes", 1),
                                  f"{path}.alignment_bytes", 1))
             except _Bad:
@@ -405,7 +405,7 @@ class _Builder:
             names = {"tensors": (name,)}
             try:
                 d = self.obj("tensors", t, path, ("shape", "dtype", "role"), optional, **names)
-                shape = tuple(self.integer("tensors", n, _key(f"{path}.shape", i), 0, **names)
+                shape = tuple(self.integer("tensors", n, _key(f"{path}.shape", i), 1, **names)
                               for i, n in enumerate(self.array("tensors", d["shape"],
                                                                f"{path}.shape", **names)))
                 self.string("tensors", d["dtype"], f"{path}.dtype", **names)
@@ -462,7 +462,7 @@ class _Builder:
                     type(b.get("memory")) is str and b["memory"] in memories \
                     and type(b.get("meta", _EMPTY)) is dict:
                 size, align = b.get("size"), b.get("align", 1)
-                if type(size) is int and type(align) is int and 0 <= size <= MAX_INT and \
+                if type(size) is int and type(align) is int and 1 <= size <= MAX_INT and \
                         1 <= align <= MAX_INT:
                     self.model.buffers[name] = Buffer(b["memory"], size, align)
                     continue
@@ -477,7 +477,7 @@ class _Builder:
                                         f"unknown memory {memory!r}", **names)
                     raise _Bad()
                 self.model.buffers[name] = Buffer(
-                    memory, self.integer("buffers", d["size"], f"{path}.size", 0, **names),
+                    memory, self.integer("buffers", d["size"], f"{path}.size", 1, **names),
                     self.integer("buffers", d.get("align", 1), f"{path}.align", 1, **names))
             except _Bad:
                 self.model.intact.discard("buffers")
@@ -517,6 +517,8 @@ class _Builder:
         if type(modes_raw) is not list:
             self.array("ops", modes_raw, f"{path}.modes", **names)
         modes = [self.mode(mode, path, i, names) for i, mode in enumerate(modes_raw)]
+        if not modes:
+            raise self.fail("ops", f"{path}.modes", "an op needs at least one mode", **names)
         space = self.box("ops", d["space"], f"{path}.space", **names) if "space" in d else None
         op = OpDef(task, modes, space, [], [], [], [])
         for key, tensors, buffers in (("reads", op.tensor_reads, op.buffer_reads),
@@ -554,14 +556,16 @@ class _Builder:
 
     def checked_counts(self, value: Any, path: str, i: int, key: str, known: dict[str, int],
                        what: str, names: dict[str, tuple[str, ...]]) -> dict[str, int]:
-        if _fast_counts(value, known):
+        """A mode's lane demands (each >= 1) or budget draws (each >= 0)."""
+        minimum = 1 if key == "lanes" else 0
+        if _fast_counts(value, known, minimum):
             return value
         section = "lanes" if key == "lanes" else "budgets"
         if section not in self.model.intact and type(value) is dict and \
                 any(name not in known for name in value):
             raise _Bad()  # the target's table is broken: the name may well exist
         return self.counts("ops", value, f"{_key(f'{path}.modes', i)}.{key}", known, what,
-                           **names)
+                           minimum, **names)
 
     def access(self, value: Any, path: str, key: str, i: int,
                names: dict[str, tuple[str, ...]], tensors: list[TensorAccess],
@@ -590,13 +594,13 @@ class _Builder:
                                     buffers=(buffer,), **names)
                 lo = self.integer("ops", span[0], f"{apath}.bytes[0]", **names)
                 hi = self.integer("ops", span[1], f"{apath}.bytes[1]", **names)
-                if not 0 <= lo <= hi <= size:
-                    raise self.fail("ops", f"{apath}.bytes", f"[{lo}, {hi}) does not lie "
-                                    f"inside buffer {buffer!r} of {size} bytes",
+                if not 0 <= lo < hi <= size:
+                    raise self.fail("ops", f"{apath}.bytes", f"[{lo}, {hi}) is empty or does "
+                                    f"not lie inside buffer {buffer!r} of {size} bytes",
                                     buffers=(buffer,), **names)
             tag = value.get("value")
-            if "value" in value and type(tag) is not str:
-                raise self.fail("ops", f"{apath}.value", f"expected a string, got "
+            if "value" in value and (type(tag) is not str or not tag):
+                raise self.fail("ops", f"{apath}.value", f"expected a non-empty string, got "
                                 f"{_kind(tag)}", buffers=(buffer,), **names)
             if "meta" in value and type(value["meta"]) is not dict:
                 raise self.fail("ops", f"{apath}.meta", "expected an object", **names)
@@ -645,12 +649,13 @@ class _Builder:
                     return False
                 lo, hi = 0, size
             elif type(span) is list and len(span) == 2 and type(span[0]) is int and \
-                    type(span[1]) is int and 0 <= span[0] <= span[1] <= size:
+                    type(span[1]) is int and 0 <= span[0] < span[1] <= size:
                 lo, hi = span
             else:
                 return False
             tag = value.get("value")
-            if tag is None and "value" in value or tag is not None and type(tag) is not str:
+            if tag is None and "value" in value or tag is not None and (type(tag) is not str
+                                                                          or not tag):
                 return False
             buffers.append(BufferAccess(buffer, lo, hi, tag))
             return True

@@ -48,5 +48,5 @@ RULES: tuple[Rule, ...] = (
     Rule(("STALE_READ",), check_stale_reads,
          frozenset({"buffers", "ops", "schedule.ops"})),
     Rule(("WRITE_RACE",), check_write_races),
-    Rule(("MAKESPAN",), check_makespan, frozenset({"schedule.ops"})),
+    Rule(("MAKESPAN",), check_makespan, frozenset({"ops", "schedule.ops"})),
 )

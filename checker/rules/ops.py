@@ -60,13 +60,16 @@ def check_after(m: Model) -> list[Violation]:
 
 
 def check_makespan(m: Model) -> list[Violation]:
-    """MAKESPAN: the declared ``makespan`` equals the largest ``end`` of a scheduled op
-    (0 for an empty schedule)."""
+    """MAKESPAN: the declared ``makespan`` equals the largest ``end`` among the scheduled
+    ops of the problem (0 for an empty schedule); a placement of an op the problem does
+    not have is OP_UNKNOWN's alone and does not count."""
     if m.makespan is None:
         return []
-    last = max((p.end for p in m.placements.values()), default=0)
+    problem = set(m.op_names or ())
+    known = [(name, p) for name, p in m.placements.items() if name in problem]
+    last = max((p.end for _, p in known), default=0)
     if m.makespan == last:
         return []
-    ops = tuple(name for name, p in m.placements.items() if p.end == last)[:1]
+    ops = tuple(name for name, p in known if p.end == last)[:1]
     return [Violation("MAKESPAN", f"declared makespan {m.makespan} but the last op ends at "
                       f"t={last}", ops, time=last)]

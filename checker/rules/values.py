@@ -153,22 +153,40 @@ def check_stale_reads(m: Model) -> list[Violation]:
 
 
 def check_write_races(m: Model) -> list[Violation]:
-    """WRITE_RACE: two writes by different ops to intersecting bytes of one buffer never
-    overlap in time (windows are half-open). One op's own accesses do not race: it may
-    read and write the same bytes itself. A sweep by start time per buffer; each write is
+    """WRITE_RACE: two writes to intersecting bytes of one buffer never overlap in time
+    (windows are half-open, so an empty window races with nothing); and one op never
+    writes intersecting bytes of one buffer twice, whatever its window. An op may read
+    and write the same bytes itself. A sweep by start time per buffer; each write is
     reported once, with one partner."""
     _, writes = _touches(m)
-    out = []
+    out = _twice_written(m)
     for buffer, buffer_writes in writes.items():
         live: list[_Touch] = []
         for w in sorted((w for w in buffer_writes if w.end > w.start), key=lambda w: w.start):
             live = [x for x in live if x.end > w.start]
             for x in live:
-                if x.op != w.op and x.lo < w.hi and w.lo < x.hi:
+                if x.op != w.op and x.lo < w.hi and w.lo < x.hi:  # same op: _twice_written
                     out.append(Violation("WRITE_RACE", f"ops {x.op!r} and {w.op!r} both write "
                                          f"{buffer!r} bytes [{max(x.lo, w.lo)}, "
                                          f"{min(x.hi, w.hi)}) at t={w.start}", (x.op, w.op),
                                          (buffer,), time=w.start))
                     break
             live.append(w)
+    return out
+
+
+def _twice_written(m: Model) -> list[Violation]:
+    """One op writing intersecting bytes of one buffer twice (FORMATS.md, Boundaries)."""
+    out = []
+    for name, op, p in m.scheduled():
+        if len(op.buffer_writes) < 2:
+            continue
+        for i, a in enumerate(op.buffer_writes):
+            b = next((b for b in op.buffer_writes[i + 1:] if b.buffer == a.buffer and
+                      b.lo < a.hi and a.lo < b.hi), None)
+            if b is not None:
+                out.append(Violation("WRITE_RACE", f"op {name!r} writes {a.buffer!r} bytes "
+                                     f"[{max(a.lo, b.lo)}, {min(a.hi, b.hi)}) twice", (name,),
+                                     (a.buffer,), time=p.start))
+                break
     return out

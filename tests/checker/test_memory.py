@@ -30,9 +30,12 @@ def test_alias_is_found_through_a_large_buffer() -> None:
     assert [v.buffers for v in report.violations] == [("bC", "bX")]
 
 
-def test_empty_buffers_and_windows_alias_nothing() -> None:
+def test_empty_windows_alias_nothing() -> None:
     assert checker.verify(with_buffer(0, 10, 10)).legal
-    assert checker.verify(with_buffer(0, 0, 60, size=0)).legal
+
+
+def test_a_buffer_of_size_zero_is_format() -> None:
+    assert checker.verify(with_buffer(0, 0, 60, size=0)).codes() == {"FORMAT"}
 
 
 def test_range_checks() -> None:

@@ -72,7 +72,12 @@ def test_writes_race_only_when_bytes_and_windows_meet() -> None:
         {"WRITE_RACE"}
     assert codes({"a": (0, 10, [], [(0, 8, W)]), "b": (10, 15, [], [(4, 12, W)])}) == set()
     assert codes({"a": (0, 10, [], [(0, 8, W)]), "b": (5, 15, [], [(8, 12, W)])}) == set()
-    assert codes({"a": (0, 10, [], [(0, 8, W), (4, 8, "y")])}) == set()  # one op
+    assert codes({"a": (0, 10, [], [(0, 8, W), (8, 9, "y")])}) == set()  # one op, apart
+
+
+def test_one_op_writing_the_same_bytes_twice_races() -> None:
+    assert codes({"a": (0, 10, [], [(0, 8, W), (4, 8, "y")])}) == {"WRITE_RACE"}
+    assert codes({"a": (3, 3, [], [(0, 8, W), (7, 9, "y")])}) == {"WRITE_RACE"}  # empty window
 
 
 def test_missing_value_tags_must_match_too() -> None:
