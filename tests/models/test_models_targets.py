@@ -13,11 +13,13 @@ from models.targets import load_target, target_names
 
 
 def test_names() -> None:
-    assert target_names() == ["ascend-910b-core", "hexagon-v68", "hexagon-v73", "hexagon-v75"]
+    assert target_names() == ["ascend-910b-core", "hexagon-v68", "hexagon-v73", "hexagon-v75",
+                              "hexagon-v79"]
 
 
 @pytest.mark.parametrize(("name", "vtcm"), [("hexagon-v68", 4 << 20),
-                                            ("hexagon-v73", 8 << 20), ("hexagon-v75", 8 << 20)])
+                                            ("hexagon-v73", 8 << 20), ("hexagon-v75", 8 << 20),
+                                            ("hexagon-v79", 8 << 20)])
 def test_hexagon_figures(name: str, vtcm: int) -> None:
     target = load_target(name)
     assert target.memories["VTCM"].capacity_bytes == vtcm
