@@ -21,6 +21,10 @@ The bound is the largest of its parts, each a valid bound on its own:
   (:mod:`models.configurations`); at least as high as the lane, budget, disjunctive and
   energy parts, and higher when no mix of modes fills every resource at once. Left out
   when it is seen not to beat the parts above (that saves its column generation).
+- ``memory:M`` for each memory M that buffers use: the address space times time its
+  buffers need at least (each buffer's size, rounded up to the alignment, times its
+  shortest possible lifetime) over the space M offers per tick
+  (:mod:`models.memory_bound`). It is what binds where on-chip memory is tight.
 
 Makespans are integers, so rounding a true bound up keeps it a bound. A weak bound makes
 a good schedule look bad; these parts are cheap and cannot exceed the optimum.
@@ -39,6 +43,7 @@ from models.configurations import configuration_bound
 from models.errors import InputError
 from models.formats import Problem, Target
 from models.lp import ceil_bound
+from models.memory_bound import memory_bound_parts
 from models.validate import after_graph, usable_modes
 
 __all__ = ["LowerBound", "lower_bound", "critical_path", "energy_bound", "energy_relaxation",
@@ -89,6 +94,7 @@ def lower_bound(problem: Problem, target: Target) -> LowerBound:
         parts[key] = max(parts.get(key, 0), chain)
     parts["critical_path"] = critical_path(problem)
     parts["energy"] = energy_bound(problem, target)
+    parts.update(memory_bound_parts(problem, target))
     configuration = configuration_bound(problem, target, known=max(parts.values()))
     if configuration is not None:  # None: it cannot beat the parts above
         parts["configuration"] = configuration
