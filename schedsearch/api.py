@@ -41,6 +41,7 @@ from models.errors import InputError
 from models.evaluation import evaluate
 from models.formats import Problem, Schedule, Target
 from models.validate import validate_problem
+from schedsearch import interrupt
 from schedsearch.budget import Budget
 from schedsearch.constructive import construct_report, tails
 from schedsearch.cpsat.model import (
@@ -54,6 +55,7 @@ from schedsearch.hazards import build_dag
 from schedsearch.instance import Instance, build_instance
 from schedsearch.lns import improve
 from schedsearch.offsets import place_offsets
+from schedsearch.result import SolveStats, SolveStatus, refusal
 from schedsearch.solution import Solution, peak_bytes, to_schedule
 
 __all__ = ["solve", "solve_report", "Progress", "SolveReport", "SECONDARIES",
@@ -79,7 +81,8 @@ class Progress:
 
 @dataclass(frozen=True, slots=True)
 class SolveReport:
-    """The schedule and the figures a summary needs (from the one cost model)."""
+    """The schedule, how the solve ended, and the figures a summary needs (from the one
+    cost model)."""
 
     schedule: Schedule
     bound: int
@@ -87,6 +90,8 @@ class SolveReport:
     ratio: float
     busy_share: dict[str, float]
     peak_bytes: dict[str, int]
+    status: SolveStatus
+    stats: SolveStats
 
 
 def solve(problem: Problem, target: Target, *, time_limit: float = 10.0, seed: int = 0,
@@ -108,18 +113,26 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
                  seed: int = 0, workers: int = 2, granularity: str = "tile",
                  secondary: str | None = None, placement: bool = True,
                  progress: Callable[[Progress], None] | None = None,
-                 source: str = "<problem>") -> SolveReport:
-    """:func:`solve`, with the lower bound and the cost model's figures of the result."""
+                 source: str = "<problem>", started: float | None = None) -> SolveReport:
+    """:func:`solve`, with the lower bound and the cost model's figures of the result.
+
+    ``started`` (a :func:`time.perf_counter` value, default now) is when the time limit
+    began: a caller that tiled the problem first passes its own start. A problem that is
+    well formed but gets no schedule raises :class:`~schedsearch.result.NoSchedule`,
+    saying whether that is proved; a stop request (:mod:`schedsearch.interrupt`) ends the
+    search with the best legal schedule so far (status INTERRUPTED), or raises
+    :class:`~schedsearch.interrupt.Interrupted` when there is none yet.
+    """
     if secondary is not None and secondary not in SECONDARIES:
         raise InputError(f"secondary must be one of {SECONDARIES}, got {secondary!r}",
                          source="<options>", rule="OPTION")
-    begin = time.perf_counter()
-    validate_problem(problem, target, source)
-    inst = build_instance(problem, target)
+    begin = time.perf_counter() if started is None else started
     try:
+        validate_problem(problem, target, source)
+        inst = build_instance(problem, target)
         dag = build_dag(inst, granularity)
     except InputError as error:
-        raise error.with_source(source) from None
+        raise refusal(error.with_source(source)) from None
     parts = dict(lower_bound(problem, target).parts)
     parts["dependency_chain"] = max(tails(inst, dag), default=0)
     bound = max(parts.values(), default=0)
@@ -129,13 +142,18 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
             progress(Progress(stage, makespan, bound, time.perf_counter() - begin))
 
     budget = Budget.start(time_limit, begin=begin)
-    constructed = construct_report(inst, dag, source, budget, seed=seed, workers=workers)
+    try:
+        constructed = construct_report(inst, dag, source, budget, seed=seed, workers=workers)
+    except InputError as error:
+        if interrupt.requested():
+            raise interrupt.Interrupted() from None
+        raise refusal(error) from None
     solution = constructed.solution
     emit("constructive", solution.makespan(inst))
     search = budget.share(1 - SECONDARY_SHARE) if secondary is not None else budget
     meta: dict[str, Any] = {"solver": constructed.solver, "status": "FEASIBLE"}
     cpsat_bound = None
-    if 0 < inst.n_ops <= WHOLE_MODEL_MAX_OPS:
+    if 0 < inst.n_ops <= WHOLE_MODEL_MAX_OPS and not interrupt.requested():
         whole = search.share(WHOLE_MODEL_SHARE)
         solution, meta, cpsat_bound = _whole_model(inst, dag, solution, meta["solver"], bound,
                                                    whole, seed, workers, placement, emit)
@@ -152,22 +170,28 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
     if cpsat_bound is not None:
         parts["cpsat"] = cpsat_bound
         bound = max(bound, cpsat_bound)
-    if secondary == "peak-memory":
+    if secondary == "peak-memory" and not interrupt.requested():
         budget.absorb(search)
         solution, meta["secondary"] = _peak_memory(inst, dag, solution, bound, budget, seed,
                                                    workers)
-    meta["reproducible"] = not budget.cut
     makespan = solution.makespan(inst)
-    meta.update({"bound": bound, "cpsat_bound": cpsat_bound,
-                 "gap": round((makespan - bound) / makespan, 6) if makespan else 0.0,
-                 "seed": seed, "workers": workers, "granularity": granularity,
-                 "placement": placement,
-                 "wall_s": round(time.perf_counter() - begin, 3)})
-    schedule = to_schedule(inst, solution, meta)
+    stats = SolveStats(
+        solver=meta["solver"], bound=bound,
+        gap=round((makespan - bound) / makespan, 6) if makespan else 0.0,
+        wall_s=round(time.perf_counter() - begin, 3), reproducible=not budget.cut,
+        seed=seed, workers=workers, granularity=granularity, placement=placement,
+        cpsat_status=meta.get("cpsat_status"), cpsat_bound=cpsat_bound,
+        lns_windows=meta.get("lns_windows", 0), lns_accepted=meta.get("lns_accepted", 0),
+        secondary=meta.get("secondary"))
+    status = (SolveStatus.INTERRUPTED if interrupt.requested()
+              else SolveStatus.OPTIMAL if makespan <= bound or meta["status"] == "OPTIMAL"
+              else SolveStatus.FEASIBLE)
+    schedule = to_schedule(inst, solution, stats.as_meta(status))
     figures = evaluate(schedule)
     return SolveReport(schedule=schedule, bound=bound, bound_parts=parts,
                        ratio=makespan / bound if bound else 1.0,
-                       busy_share=figures.busy_share, peak_bytes=figures.peak_bytes)
+                       busy_share=figures.busy_share, peak_bytes=figures.peak_bytes,
+                       status=status, stats=stats)
 
 
 def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, bound: int,
@@ -183,12 +207,13 @@ def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, boun
                   offsets=not placement)
     outcome = solve_built(built, budget, work=budget.left, seed=seed, workers=workers,
                           on_objective=lambda m: emit("cp-sat", m))
-    meta: dict[str, Any] = {"solver": solver, "status": outcome.status}
+    meta: dict[str, Any] = {"solver": solver, "status": outcome.status,
+                            "cpsat_status": outcome.status}
     found = outcome.solution
     if found is not None and placement:
         found = place_offsets(inst, found, solution, budget, seed)
         if found is None:
-            meta["status"] = "UNPLACED"
+            meta["status"] = meta["cpsat_status"] = "UNPLACED"
     if found is None:
         return solution, meta, outcome.bound
     meta["solver"] = "cp-sat"

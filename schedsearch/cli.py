@@ -3,6 +3,8 @@
 Each subcommand lives in ``schedsearch/commands/<name>.py`` with ``register(subparsers)``;
 the parser it adds sets ``handler`` to a function ``(args) -> int``. Unusable input is an
 :class:`~models.errors.InputError`: one line on stderr and exit status 2, never a traceback.
+SIGINT and SIGTERM stop any command with exit status 130 (:mod:`schedsearch.interrupt`:
+a search stops through CP-SAT's own mechanism and keeps its best answer).
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import sys
 from typing import NoReturn
 
 from models.errors import InputError
+from schedsearch import interrupt
 
 #: Subcommand modules under schedsearch.commands, in the order ``--help`` lists them.
 COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", "trace", "plot",
-            "compare", "select", "tune")
+            "compare", "select", "tune", "whatif")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    interrupt.install()
+    interrupt.reset()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -48,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as error:
         print(f"schedsearch: error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, interrupt.Interrupted):
         print("schedsearch: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:

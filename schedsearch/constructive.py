@@ -47,6 +47,7 @@ from schedsearch.cpsat.variables import Incumbent
 from schedsearch.hazards import Dag
 from schedsearch.instance import Instance
 from schedsearch.modes import mode_prices
+from schedsearch.result import NoSchedule, SolveStatus
 from schedsearch.solution import Solution
 
 __all__ = ["construct", "construct_report", "Constructed", "exact_fallback", "safe_horizon",
@@ -598,9 +599,10 @@ def exact_fallback(inst: Instance, dag: Dag, stall: Stall, source: str, budget: 
     """
     stalled = f"at time {stall.time} op {stall.op!r} needs {stall.reason}"
 
-    def fit_error(why: str) -> InputError:
-        return InputError(f"no memory-feasible order found: {stalled}; {why}",
-                          source=source, path=f"$.ops[\"{stall.op}\"]", rule="FIT")
+    def fit_error(why: str, status: SolveStatus = SolveStatus.NO_SOLUTION_FOUND) -> NoSchedule:
+        return NoSchedule(status, InputError(
+            f"no memory-feasible order found: {stalled}; {why}", source=source,
+            path=f"$.ops[\"{stall.op}\"]", rule="FIT"))
 
     if inst.n_ops > WHOLE_MODEL_MAX_OPS:
         raise fit_error(f"every list-scheduling pass stalled, and the exact search is "
@@ -623,6 +625,7 @@ def exact_fallback(inst: Instance, dag: Dag, stall: Stall, source: str, budget: 
     if outcome.status == "INFEASIBLE":
         raise fit_error("CP-SAT proved that no schedule respecting the derived "
                         "dependencies (after, read-after-write, and the chosen order of "
-                        "the writers of shared bytes) fits memory")
+                        "the writers of shared bytes) fits memory", SolveStatus.INFEASIBLE)
     raise fit_error("every list-scheduling pass stalled, and the exact search (CP-SAT "
-                    "on the whole problem) ran out of time before finding a schedule")
+                    "on the whole problem) ran out of time before finding a schedule",
+                    SolveStatus.NO_SOLUTION_IN_TIME)

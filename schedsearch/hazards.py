@@ -195,7 +195,8 @@ def _buffer_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]]
     across all buffers together (:func:`_settle` over :func:`_overwrites`, as for tasks),
     since the order one buffer's writers need can hinge on another buffer's, then order
     the writers again. Taken only after the usual ordering failed, so it changes no
-    ordering that used to succeed.
+    ordering that used to succeed. A cycle among the forced orders is CYCLE (a proof);
+    failing after that is WRITER_ORDER (the heuristic gave up).
     """
     base = dict(edges.lags)
     if _order_writers(inst, edges, writes, reads, names):
@@ -203,11 +204,19 @@ def _buffer_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]]
     graph = nx.DiGraph()
     graph.add_nodes_from(range(len(names)))
     graph.add_edges_from(base)
-    if _settle(graph, set(_overwrites(inst, writes, reads)), names):
-        edges.lags = base
-        for pred, succ in graph.edges:
-            edges.add(pred, succ)
-        _order_writers(inst, edges, writes, reads, names)
+    if not _settle(graph, set(_overwrites(inst, writes, reads)), names):
+        raise _cycle_error(graph, names, "the op dependencies (after, RAW) and the orders "
+                                         "the overwrites of read values force")
+    edges.lags = base
+    for pred, succ in graph.edges:
+        edges.add(pred, succ)
+    if not _order_writers(inst, edges, writes, reads, names):
+        raise InputError(
+            "the writer-order heuristic gave up: it found no order of the writers of "
+            "shared buffers (WAW, WAR) that closes no cycle, although the dependencies "
+            "after, RAW and the orders the overwrites force have none; a schedule may "
+            "still exist (try granularity=task, or split the buffers that several ops "
+            "overwrite)", path="$.ops", rule="WRITER_ORDER")
 
 
 def _overwrites(inst: Instance, writes: dict[int, list[_Write]],
@@ -434,7 +443,9 @@ def build_dag(inst: Instance, granularity: str = "tile") -> Dag:
     """All precedence a legal schedule of ``inst`` must respect, as a checked-acyclic DAG.
 
     Raises :class:`InputError` (rule CYCLE, naming the ops or tasks) when the orderings
-    contradict each other, and (rule STALE_READ) when a read can never see its value.
+    contradict each other, (rule STALE_READ) when a read can never see its value, and
+    (rule WRITER_ORDER) when the heuristic that orders the writers of shared bytes gives
+    up although nothing contradicts (no proof that no schedule exists).
     """
     if granularity not in GRANULARITIES:
         raise InputError(f"granularity must be one of {GRANULARITIES}, got {granularity!r}",

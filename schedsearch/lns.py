@@ -31,6 +31,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from schedsearch import interrupt
 from schedsearch.budget import Budget
 from schedsearch.cpsat.model import PORTFOLIO_STRIDE, build, solve_each
 from schedsearch.cpsat.variables import Incumbent, Neighbourhood, Status
@@ -129,7 +130,7 @@ def improve(inst: Instance, dag: Dag, solution: Solution, budget: Budget, *, see
     best = _score(inst, solution)
     sweep = _Sweep(dag.n_nodes, seed)
     windows = accepted = 0
-    while best[0] > lower and not budget.exhausted():
+    while best[0] > lower and not budget.exhausted() and not interrupt.requested():
         builts = []
         for _ in range(workers):
             hood, region_end = window(inst, dag, inc, *sweep.next())

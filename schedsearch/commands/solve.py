@@ -2,24 +2,30 @@
 
 A thin layer over :func:`schedsearch.api.solve_report`: it parses options, prints a
 progress line per improvement and a summary to stderr, writes the output file whole or
-not at all, and with ``--verify`` checks the result with the independent checker (exit 1
-and the violations if it is illegal). Unusable input or an infeasible problem is an
-:class:`~models.errors.InputError`, which ``schedsearch.cli.main`` turns into one line
-and exit status 2.
+not at all, and with ``--verify`` checks the result with the independent checker.
+
+Exit status: 0 a schedule was written; 1 no schedule (the problem is proved infeasible,
+or none was found within the limit, or a heuristic gave up: the message says which) or
+``--verify`` found it illegal; 2 unusable input (one line, from ``schedsearch.cli``);
+130 interrupted by SIGINT/SIGTERM, after writing the best legal schedule found so far
+(checked by the independent checker, ``meta.status`` INTERRUPTED) if there is one.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import Any
 
-from models.errors import InputError
-from models.formats import schedule_to_dict, write_json_atomic
+from models.formats import schedule_to_dict
 from models.workload import load_problem_input
+from schedsearch import interrupt
 from schedsearch.api import SECONDARIES, Progress, SolveReport, solve_report
 from schedsearch.commands.options import add_search_options, add_target_option
+from schedsearch.commands.output import output_file, write_json
 from schedsearch.hazards import GRANULARITIES
+from schedsearch.result import EXIT_CODES, NoSchedule, SolveStatus
 
 
 def register(subparsers: Any) -> None:
@@ -30,7 +36,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("input", metavar="INPUT",
                         help="workload file, bundled example name, or npu-problem/1 file")
     add_target_option(parser, default_from="the input's")
-    parser.add_argument("-o", "--output", metavar="OUT.json", required=True,
+    parser.add_argument("-o", "--output", metavar="OUT.json", required=True, type=output_file,
                         help="schedule file to write (whole or not at all)")
     add_search_options(parser, time_limit=10.0,
                        time_help="hard wall-clock limit in seconds; the search normally "
@@ -50,11 +56,12 @@ def _print_progress(progress: Progress) -> None:
 
 
 def _summary(report: SolveReport) -> str:
-    meta = report.schedule.meta or {}
-    lines = [f"makespan {report.schedule.makespan}  lower bound {meta['bound']}  "
-             f"ratio {report.ratio:.3f}  solver {meta['solver']} ({meta['status']})  "
-             f"wall {meta['wall_s']:.2f}s"
-             f"{'' if meta.get('reproducible', True) else '  (cut by the time limit)'}"]
+    stats = report.stats
+    cut = ("" if stats.reproducible or report.status is SolveStatus.INTERRUPTED
+           else "  (cut by the time limit)")
+    lines = [f"makespan {report.schedule.makespan}  lower bound {stats.bound}  "
+             f"ratio {report.ratio:.3f}  solver {stats.solver} ({report.status.value})  "
+             f"wall {stats.wall_s:.2f}s{cut}"]
     busy = "  ".join(f"{lane} {share:.0%}" for lane, share in report.busy_share.items())
     lines.append(f"busy share: {busy or '-'}")
     peak = "  ".join(f"{memory} {size} B" for memory, size in report.peak_bytes.items())
@@ -63,25 +70,39 @@ def _summary(report: SolveReport) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()  # tiling and checking the input count in the limit
     problem, target = load_problem_input(args.input, args.target)
-    report = solve_report(problem, target, time_limit=args.time_limit, seed=args.seed,
-                          workers=args.workers, granularity=args.granularity,
-                          secondary=args.secondary, progress=_print_progress,
-                          source=args.input)
-    document = schedule_to_dict(report.schedule)
     try:
-        write_json_atomic(args.output, document)
-    except OSError as error:
-        raise InputError(f"cannot write: {error.strerror}", source=args.output,
-                         rule="FILE") from None
-    print(_summary(report), file=sys.stderr)
-    if args.verify:
+        with interrupt.cooperating():
+            report = solve_report(problem, target, time_limit=args.time_limit,
+                                  seed=args.seed, workers=args.workers,
+                                  granularity=args.granularity, secondary=args.secondary,
+                                  progress=_print_progress, source=args.input,
+                                  started=started)
+    except NoSchedule as refused:
+        print(f"schedsearch: no schedule ({refused.status.value}): {refused}",
+              file=sys.stderr)
+        return EXIT_CODES[refused.status]
+    document = schedule_to_dict(report.schedule)
+    interrupted = report.status is SolveStatus.INTERRUPTED
+    if args.verify or interrupted:
         from checker import verify
 
         verdict = verify(document)
         if not verdict.legal:
             for violation in verdict.violations:
                 print(f"{violation.code}: {violation.message}", file=sys.stderr)
+            if interrupted:
+                print("schedsearch: interrupted; the best schedule so far is not legal, "
+                      "nothing written", file=sys.stderr)
+                return EXIT_CODES[report.status]
+            write_json(args.output, document)
             return 1
+    write_json(args.output, document)
+    print(_summary(report), file=sys.stderr)
+    if interrupted:
+        print(f"schedsearch: interrupted; wrote the best legal schedule so far to "
+              f"{args.output}", file=sys.stderr)
+    elif args.verify:
         print("verify: legal", file=sys.stderr)
-    return 0
+    return EXIT_CODES[report.status]

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
+from schedsearch import interrupt
 from schedsearch.budget import Budget
 from schedsearch.cpsat.constraints import add_memory, add_precedences, add_resources
 from schedsearch.cpsat.objective import makespan_var, minimise_makespan, minimise_peak_memory
@@ -195,12 +196,17 @@ class _Run:
 
 
 def _run(built: Built, seed: int, conflicts: int, wall: float,
-         on_objective: Callable[[int], None] | None, first: bool = False) -> _Run:
+         on_objective: Callable[[int], None] | None, first: bool = False,
+         solvers: interrupt.Solvers | None = None) -> _Run:
     """Solve ``built`` with one sequential worker (the reproducible configuration, see the
     module docstring), stopping after ``conflicts`` conflicts or ``wall`` seconds, or at
-    the first solution with ``first``."""
+    the first solution with ``first``, or when ``solvers`` is stopped (SIGINT/SIGTERM:
+    CP-SAT's own SIGINT catching stays off, see :mod:`schedsearch.interrupt`)."""
     solver = cp_model.CpSolver()
+    if solvers is not None:
+        solvers.add(solver)
     params = solver.parameters
+    params.catch_sigint_signal = False
     params.num_workers = 1
     params.random_seed = seed
     params.randomize_search = seed % PORTFOLIO_STRIDE != 0
@@ -240,13 +246,13 @@ def _parallel(jobs: list[tuple[Built, int]], budget: Budget, work: float,
     costs = [conflict_cost(built) for built, _ in jobs]
     caps = [max(1, round(granted / cost)) for cost in costs]
     wall = budget.wall_left()
-    if len(jobs) == 1:
-        runs = [_run(*jobs[0], caps[0], wall, on_objective, first)]
-    else:
-        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            futures = [pool.submit(_run, built, seed, cap, wall, on_objective, first)
-                       for (built, seed), cap in zip(jobs, caps, strict=True)]
-            runs = [future.result() for future in futures]
+    # Even one run goes to a thread: the main thread stays free to receive SIGINT/SIGTERM
+    # and stop the runs (see schedsearch.interrupt).
+    solvers = interrupt.Solvers()
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = [pool.submit(_run, built, seed, cap, wall, on_objective, first, solvers)
+                   for (built, seed), cap in zip(jobs, caps, strict=True)]
+        runs = solvers.join(futures)
     budget.charge(max(min(run.conflicts, cap) * cost
                       for run, cap, cost in zip(runs, caps, costs, strict=True)))
     if any(run.cut for run in runs):
