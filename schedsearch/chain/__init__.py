@@ -1,0 +1,1 @@
+"""Dependent chains: layouts, conversions, on-chip forwarding and what is recoverable."""
