@@ -1,0 +1,233 @@
+"""The order rules of a program (FORMATS.md, "Program"): pairs that must happen one
+before the other, found by sweeps and decided in batches, never by enumerating all pairs.
+
+Each rule yields :class:`Need` records: ``before`` must happen before ``after`` (or, when
+``alternative`` is given, ``alternative[0]`` before ``alternative[1]`` will do instead).
+:func:`judge` decides a batch at once with the happens-before graph. Which write a read
+sees, which buffer is freed first and which ops write a byte come from the embedded
+schedule (verified beforehand with the schedule rules).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from checker.boxes import intersects, show
+from checker.model import Box, Model
+from checker.rules.program_graph import Graph
+
+__all__ = ["Need", "judge", "after_needs", "buffer_needs", "reuse_needs", "ddr_needs"]
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """``before -> after`` (or ``alternative``) is required by rule ``code``; ``why``
+    says what makes it necessary."""
+
+    code: str
+    before: str
+    after: str
+    why: str
+    buffers: tuple[str, ...] = ()
+    tensors: tuple[str, ...] = ()
+    alternative: tuple[str, str] | None = None
+
+
+def judge(needs: Iterable[Need], graph: Graph, index: dict[str, int]) -> list[Need]:
+    """The needs the graph does not meet (each pair and code once, first reason kept)."""
+    unique: dict[tuple[str, str, str, tuple[str, str] | None], Need] = {}
+    for need in needs:
+        unique.setdefault((need.code, need.before, need.after, need.alternative), need)
+    listed = list(unique.values())
+    if not listed:
+        return []
+    a = np.fromiter((index[n.before] for n in listed), np.int64, len(listed))
+    b = np.fromiter((index[n.after] for n in listed), np.int64, len(listed))
+    met = graph.before(a, b)
+    alt = [i for i, n in enumerate(listed) if n.alternative is not None and not met[i]]
+    if alt:
+        x = np.array([index[listed[i].alternative[0]] for i in alt], dtype=np.int64)
+        y = np.array([index[listed[i].alternative[1]] for i in alt], dtype=np.int64)
+        met[np.asarray(alt)] = graph.before(x, y)
+    return [n for n, ok in zip(listed, met.tolist(), strict=True) if not ok]
+
+
+def after_needs(m: Model) -> Iterator[Need]:
+    """ORDER_AFTER: every ``after`` edge ``a, b`` needs ``a -> b``."""
+    for a, b in m.after:
+        if a in m.placements and b in m.placements and a in m.ops and b in m.ops and a != b:
+            yield Need("ORDER_AFTER", a, b, "the problem's after edge asks for it")
+
+
+@dataclass(frozen=True, slots=True)
+class _Access:
+    op: str
+    lo: int
+    hi: int
+    start: int
+    end: int
+    write: bool
+
+
+def _pieces(accesses: list[_Access]) -> Iterator[tuple[int, int, list[_Access]]]:
+    """Byte pieces that no access boundary splits, with the accesses covering each
+    (one sweep over the sorted boundaries)."""
+    cuts = sorted({a.lo for a in accesses} | {a.hi for a in accesses})
+    by_lo = sorted(accesses, key=lambda a: a.lo)
+    live: list[_Access] = []
+    k = 0
+    for lo, hi in zip(cuts, cuts[1:], strict=False):
+        while k < len(by_lo) and by_lo[k].lo <= lo:
+            live.append(by_lo[k])
+            k += 1
+        live = [a for a in live if a.hi > lo]
+        if live:
+            yield lo, hi, live
+
+
+def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need]:
+    """ORDER_WAW: any two writers of a byte are ordered. Sorted by topological rank,
+    each writer must reach the next; then they form a chain, and where a consecutive
+    pair is unordered, that pair is a violation (the later one cannot reach the earlier).
+
+    ORDER_RAW: a read of a byte needs the write it sees (among the other ops' writes of
+    the byte, the latest to end by the read's start) before it, and every other writer
+    of the byte (the reader aside) before that write or after the read. Where the
+    writers form a chain this is: the seen write before the read, and the read before
+    the first writer after the seen one in the chain that is not the reader; elsewhere
+    each other writer is asked about.
+    """
+    by_buffer: dict[str, list[_Access]] = defaultdict(list)
+    for name, op, p in m.scheduled():
+        for accesses, write in ((op.buffer_reads, False), (op.buffer_writes, True)):
+            for a in accesses:
+                if a.lo < a.hi:
+                    by_buffer[a.buffer].append(_Access(name, a.lo, a.hi, p.start, p.end,
+                                                       write))
+    rank = graph.rank
+    pieces = []
+    chain_pairs: list[tuple[str, str]] = []
+    for buffer, accesses in by_buffer.items():
+        for lo, hi, live in _pieces(accesses):
+            writers: dict[str, _Access] = {}
+            for a in live:
+                if a.write:
+                    writers.setdefault(a.op, a)
+            chain = sorted(writers.values(), key=lambda a: rank[index[a.op]])
+            pieces.append((buffer, lo, hi, live, chain, len(chain_pairs)))
+            chain_pairs.extend((x.op, y.op) for x, y in zip(chain, chain[1:], strict=False))
+    ordered = graph.before(np.fromiter((index[x] for x, _ in chain_pairs), np.int64,
+                                       len(chain_pairs)),
+                           np.fromiter((index[y] for _, y in chain_pairs), np.int64,
+                                       len(chain_pairs)))
+    for buffer, lo, hi, live, chain, first in pieces:
+        span = f"{buffer!r} bytes [{lo}, {hi})"
+        links = ordered[first:first + max(len(chain) - 1, 0)]
+        for (x, y), ok in zip(zip(chain, chain[1:], strict=False), links.tolist(),
+                              strict=True):
+            if not ok:
+                yield Need("ORDER_WAW", x.op, y.op, f"both write {span}", (buffer,))
+        is_chain = bool(links.all())
+        position = {a.op: k for k, a in enumerate(chain)}
+        by_end = sorted(chain, key=lambda a: a.end)
+        ends = [a.end for a in by_end]
+        for r in live:
+            if r.write:
+                continue
+            i = bisect_right(ends, r.start) - 1
+            while i >= 0 and by_end[i].op == r.op:
+                i -= 1
+            if i < 0:
+                continue
+            seen = by_end[i].op
+            yield Need("ORDER_RAW", seen, r.op, f"{r.op!r} reads from {span} the value "
+                       f"{seen!r} writes", (buffer,))
+            if is_chain:
+                later = [a.op for a in chain[position[seen] + 1:] if a.op != r.op][:1]
+            else:
+                later = [a.op for a in chain if a.op not in (seen, r.op)]
+            for other in later:
+                yield Need("ORDER_RAW", r.op, other, f"{other!r} overwrites {span}, which "
+                           f"{r.op!r} reads from {seen!r}", (buffer,),
+                           alternative=(other, seen))
+
+
+def reuse_needs(m: Model) -> Iterator[Need]:
+    """ORDER_REUSE: two buffers of one memory with intersecting bytes: every access of the
+    one freed first (ties: allocated first, then by name) before every access of the other.
+
+    Per memory, a sweep over address boundaries keeps the buffers covering each address
+    piece; ordered by free, consecutive accessed buffers must be ordered. That suffices:
+    two intersecting buffers share a piece, and on it every buffer between them is
+    accessed, so their accesses chain; and a consecutive pair is itself a required one.
+    """
+    accessors: dict[str, set[str]] = defaultdict(set)
+    for name, op, _ in m.scheduled():
+        for a in (*op.buffer_reads, *op.buffer_writes):
+            accessors[a.buffer].add(name)
+    by_memory: dict[str, list[tuple[int, int, tuple[int, int, str]]]] = defaultdict(list)
+    for name, place in m.buffer_places.items():
+        buffer = m.buffers.get(name)
+        if buffer is not None and accessors.get(name):
+            by_memory[buffer.memory].append((place.offset, place.offset + buffer.size,
+                                             (place.free, place.alloc, name)))
+    pairs: dict[tuple[str, str], tuple[str, int, int]] = {}
+    for memory, spans in by_memory.items():
+        cuts = sorted({lo for lo, _, _ in spans} | {hi for _, hi, _ in spans})
+        spans.sort(key=lambda s: s[0])
+        live: list[tuple[int, int, tuple[int, int, str]]] = []
+        k = 0
+        for lo, hi in zip(cuts, cuts[1:], strict=False):
+            while k < len(spans) and spans[k][0] <= lo:
+                live.append(spans[k])
+                k += 1
+            live = [s for s in live if s[1] > lo]
+            keys = sorted(key for _, _, key in live)
+            for x, y in zip(keys, keys[1:], strict=False):
+                pairs.setdefault((x[2], y[2]), (memory, lo, hi))
+    for (first, second), (memory, lo, hi) in pairs.items():
+        why = (f"{second!r} reuses {memory} bytes [{lo}, {hi}) of {first!r}, which is "
+               "freed first")
+        for a in sorted(accessors[first]):
+            for b in sorted(accessors[second]):
+                if a != b:
+                    yield Need("ORDER_REUSE", a, b, why, (first, second))
+
+
+def ddr_needs(m: Model) -> Iterator[Need]:
+    """ORDER_DDR: every write of an ``output``/``temp`` tensor region before every read of
+    any of it (the op's own accesses aside). Per tensor, a sweep along the first
+    dimension pairs writes and reads whose rows intersect; the other dimensions filter."""
+    boxes: dict[str, list[tuple[int, int, int, str, Box]]] = defaultdict(list)
+    for name, op, _ in m.scheduled():
+        for accesses, write in ((op.tensor_writes, 1), (op.tensor_reads, 0)):
+            for a in accesses:
+                tensor = m.tensors.get(a.tensor)
+                if tensor is None or tensor.role == "input":
+                    continue
+                lo, hi = a.box[0] if a.box else (0, 1)
+                boxes[a.tensor].append((lo, hi, write, name, a.box))
+    for tensor, items in boxes.items():
+        items.sort(key=lambda s: s[0])
+        live_writes: list[tuple[int, int, int, str, Box]] = []
+        live_reads: list[tuple[int, int, int, str, Box]] = []
+        for item in items:
+            lo = item[0]
+            live_writes = [w for w in live_writes if w[1] > lo]
+            live_reads = [r for r in live_reads if r[1] > lo]
+            if item[2]:
+                matches = [(item, r) for r in live_reads]
+                live_writes.append(item)
+            else:
+                matches = [(w, item) for w in live_writes]
+                live_reads.append(item)
+            for w, r in matches:
+                if w[3] != r[3] and intersects(w[4], r[4]):
+                    yield Need("ORDER_DDR", w[3], r[3], f"{r[3]!r} reads {tensor}"
+                               f"{show(r[4])}, which {w[3]!r} writes part of",
+                               tensors=(tensor,))
