@@ -1,9 +1,12 @@
 """The three file formats of ../shared/FORMATS.md as plain dataclasses, read and written.
 
-Reading is strict (unknown keys, wrong types, dangling names and out-of-range figures are
-each an :class:`InputError` naming the file, the JSON path and the rule); writing gives
-back exactly the document shape FORMATS.md specifies, so ``write(read(x)) == x`` for any
-valid ``x`` without defaults filled in.
+Reading is strict: the JSON Schemas of :mod:`models.schema` state the shape (unknown
+keys, wrong types, figures out of range), and the code here checks only what a schema
+cannot (names that must exist, ``lo < hi``, boxes inside shapes, byte ranges inside
+buffers, every buffer placed once); each fault is an :class:`InputError` naming the
+file, the JSON path and the rule. Writing gives back exactly the document shape
+FORMATS.md specifies, so ``write(read(x)) == x`` for any valid ``x`` without defaults
+filled in.
 
 Nothing here decides legality of a schedule: that is the checker's job. The readers check
 what a producer or consumer of these files needs to be able to use them at all.
@@ -14,13 +17,15 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from models import schema
 from models.errors import InputError
-from models.jsonio import MAX_INT, json_path, load_json_file
+from models.jsonio import json_path, load_json_file
+from models.schema import PROBLEM_FORMAT, SCHEDULE_FORMAT, TARGET_FORMAT
 
 __all__ = [
     "TARGET_FORMAT", "PROBLEM_FORMAT", "SCHEDULE_FORMAT", "Box", "Memory", "Target",
@@ -29,10 +34,6 @@ __all__ = [
     "problem_from_dict", "problem_to_dict", "schedule_from_dict", "schedule_to_dict",
     "read_problem", "read_schedule", "read_target_file", "write_json_atomic",
 ]
-
-TARGET_FORMAT = "npu-target/1"
-PROBLEM_FORMAT = "npu-problem/1"
-SCHEDULE_FORMAT = "npu-schedule/1"
 
 #: A box: one half-open ``(lo, hi)`` interval per dimension.
 Box = tuple[tuple[int, int], ...]
@@ -44,6 +45,7 @@ TENSOR_ROLES = ("input", "output", "temp")
 class Memory:
     capacity_bytes: int
     alignment_bytes: int = 1
+    meta: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,7 @@ class Mode:
     duration: int
     lanes: dict[str, int] = field(default_factory=dict)
     budgets: dict[str, int] = field(default_factory=dict)
+    meta: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +105,7 @@ class Access:
     buffer: str | None = None
     bytes: tuple[int, int] | None = None
     value: str | None = None
+    meta: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +135,7 @@ class OpPlacement:
     start: int
     end: int
     units: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    meta: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +143,7 @@ class BufferPlacement:
     offset: int
     alloc: int
     free: int
+    meta: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,321 +157,177 @@ class Schedule:
 
 
 # ----------------------------------------------------------------------------- reading
-class _Reader:
-    """Typed access to a JSON document that reports failures with their JSON path."""
+class _Refs:
+    """The checks no schema can state, on a document its schema has already accepted:
+    names that must exist, intervals with ``lo < hi``, boxes of their tensor's rank
+    inside its shape, byte ranges inside their buffer. Failures are FORMAT errors."""
 
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def fail(self, path: str, message: str, rule: str = "FORMAT") -> InputError:
-        return InputError(message, source=self.source, path=path, rule=rule)
+    def fail(self, path: str, message: str) -> InputError:
+        return InputError(message, source=self.source, path=path, rule="FORMAT")
 
-    def obj(self, value: Any, path: str, required: tuple[str, ...],
-            optional: tuple[str, ...] = ()) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(path, f"expected an object, got {_kind(value)}")
-        for key in required:
-            if key not in value:
-                raise self.fail(path, f"missing required key {key!r}")
-        allowed = set(required) | set(optional)
-        for key in value:
-            if key not in allowed:
-                raise self.fail(json_path(path, key), f"unknown key {key!r}")
-        return value
+    def known(self, name: str, table: Mapping[str, Any], path: str, what: str) -> str:
+        if name not in table:
+            raise self.fail(path, f"unknown {what} {name!r}")
+        return name
 
-    def mapping(self, value: Any, path: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(path, f"expected an object, got {_kind(value)}")
-        for key in value:
-            if not key:
-                raise self.fail(path, "names must be non-empty strings")
-        return value
-
-    def array(self, value: Any, path: str) -> list[Any]:
-        if not isinstance(value, list):
-            raise self.fail(path, f"expected an array, got {_kind(value)}")
-        return value
-
-    def integer(self, value: Any, path: str, *, minimum: int | None = 0) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(path, f"expected an integer, got {_kind(value)}")
-        if abs(value) > MAX_INT:
-            raise self.fail(path, "integer does not fit in 64 bits")
-        if minimum is not None and value < minimum:
-            raise self.fail(path, f"must be >= {minimum}, got {value}")
-        return value
-
-    def string(self, value: Any, path: str) -> str:
-        if not isinstance(value, str) or not value:
-            raise self.fail(path, f"expected a non-empty string, got {_kind(value)}")
-        return value
-
-    def free_object(self, value: Any, path: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(path, f"expected an object, got {_kind(value)}")
-        return value
-
-    def format_tag(self, document: Any, expected: str) -> None:
-        if not isinstance(document, dict):
-            raise self.fail("$", f"expected an object, got {_kind(document)}")
-        tag = document.get("format")
-        if tag != expected:
-            raise self.fail("$.format", f"expected format {expected!r}, got {tag!r}")
-
-    def interval(self, value: Any, path: str) -> tuple[int, int]:
-        pair = self.array(value, path)
-        if len(pair) != 2:
-            raise self.fail(path, "an interval is [lo, hi)")
-        lo = self.integer(pair[0], json_path(path, 0))
-        hi = self.integer(pair[1], json_path(path, 1))
-        if hi < lo:
-            raise self.fail(path, f"interval [{lo}, {hi}) has hi < lo")
+    def interval(self, value: list[int], path: str) -> tuple[int, int]:
+        lo, hi = value
+        if hi <= lo:
+            raise self.fail(path, f"interval [{lo}, {hi}) is empty (need lo < hi)")
         return lo, hi
 
-    def box(self, value: Any, path: str) -> Box:
-        dims = self.array(value, path)
-        return tuple(self.interval(dim, json_path(path, i)) for i, dim in enumerate(dims))
+    def box(self, value: list[list[int]], path: str) -> Box:
+        return tuple(self.interval(dim, json_path(path, i)) for i, dim in enumerate(value))
 
-    def named(self, value: Any, path: str,
-              read_one: Callable[[Any, str], Any]) -> dict[str, Any]:
-        return {name: read_one(item, json_path(path, name))
-                for name, item in self.mapping(value, path).items()}
-
-    def counts(self, value: Any, path: str, known: Mapping[str, Any], what: str,
-               minimum: int = 0) -> dict[str, int]:
-        result = {}
-        for name, count in self.mapping(value, path).items():
-            if name not in known:
-                raise self.fail(json_path(path, name), f"unknown {what} {name!r}")
-            result[name] = self.integer(count, json_path(path, name), minimum=minimum)
-        return result
+    def tensor_box(self, tensor: Tensor, name: str, value: list[list[int]],
+                   path: str) -> Box:
+        box = self.box(value, path)
+        if len(box) != len(tensor.shape):
+            raise self.fail(path, f"box has rank {len(box)}, tensor {name!r} has rank "
+                                  f"{len(tensor.shape)}")
+        for i, ((lo, hi), extent) in enumerate(zip(box, tensor.shape, strict=True)):
+            if lo < 0 or hi > extent:
+                raise self.fail(json_path(path, i), f"[{lo}, {hi}) exceeds tensor {name!r} "
+                                                    f"extent {extent}")
+        return box
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    return {dict: "an object", list: "an array", str: "a string", int: "an integer",
-            float: "a number"}.get(type(value), type(value).__name__)
+def _target(d: dict[str, Any]) -> Target:
+    """Build a target from a document its schema accepted (nothing is left to check)."""
+    return Target(
+        name=d["name"], time_unit=d.get("time_unit", "ns"), lanes=dict(d["lanes"]),
+        budgets=dict(d.get("budgets", {})),
+        memories={name: Memory(m["capacity_bytes"], m.get("alignment_bytes", 1), m.get("meta"))
+                  for name, m in d.get("memories", {}).items()},
+        costs=d.get("costs", {}), meta=d.get("meta"))
+
+
+def _problem(d: dict[str, Any], r: _Refs, root: str, target: Target | None) -> Problem:
+    """Build a problem from a document its schema accepted, checking cross-references."""
+    tensors = {name: Tensor(tuple(t["shape"]), t["dtype"], t["role"], t.get("meta"))
+               for name, t in d.get("tensors", {}).items()}
+
+    def task(t: dict[str, Any], path: str) -> Task:
+        outputs = None
+        if "outputs" in t:
+            outputs = {}
+            for name, box in t["outputs"].items():
+                out_path = json_path(json_path(path, "outputs"), name)
+                r.known(name, tensors, out_path, "tensor")
+                outputs[name] = r.tensor_box(tensors[name], name, box, out_path)
+        space = r.box(t["space"], json_path(path, "space")) if "space" in t else None
+        return Task(t["kind"], space, outputs, t.get("params"), t.get("meta"))
+
+    tasks = {name: task(t, json_path(f"{root}.tasks", name))
+             for name, t in d.get("tasks", {}).items()}
+    memories = target.memories if target is not None else None
+    buffers = {}
+    for name, b in d.get("buffers", {}).items():
+        if memories is not None:
+            r.known(b["memory"], memories, json_path(json_path(f"{root}.buffers", name),
+                                                     "memory"), "memory")
+        buffers[name] = Buffer(b["memory"], b["size"], b.get("align", 1), b.get("meta"))
+
+    def access(a: dict[str, Any], path: str) -> Access:
+        if "tensor" in a:
+            name = r.known(a["tensor"], tensors, json_path(path, "tensor"), "tensor")
+            return Access(tensor=name, box=r.tensor_box(tensors[name], name, a["box"],
+                                                        json_path(path, "box")),
+                          meta=a.get("meta"))
+        name = r.known(a["buffer"], buffers, json_path(path, "buffer"), "buffer")
+        byte_range = None
+        if "bytes" in a:
+            byte_range = r.interval(a["bytes"], json_path(path, "bytes"))
+            if byte_range[0] < 0 or byte_range[1] > buffers[name].size:
+                raise r.fail(json_path(path, "bytes"), f"range {list(byte_range)} exceeds "
+                                                       f"buffer {name!r} size {buffers[name].size}")
+        return Access(buffer=name, bytes=byte_range, value=a.get("value"), meta=a.get("meta"))
+
+    def mode(m: dict[str, Any], path: str) -> Mode:
+        if target is not None:
+            for key, table, what in (("lanes", target.lanes, "lane kind"),
+                                     ("budgets", target.budgets, "budget")):
+                for name in m.get(key, {}):
+                    r.known(name, table, json_path(json_path(path, key), name), what)
+        return Mode(m["duration"], dict(m.get("lanes", {})), dict(m.get("budgets", {})),
+                    m.get("meta"))
+
+    def op(o: dict[str, Any], path: str) -> Op:
+        r.known(o["task"], tasks, json_path(path, "task"), "task")
+        modes_path = json_path(path, "modes")
+        return Op(task=o["task"],
+                  modes=tuple(mode(m, json_path(modes_path, i))
+                              for i, m in enumerate(o["modes"])),
+                  reads=tuple(access(a, json_path(json_path(path, "reads"), i))
+                              for i, a in enumerate(o.get("reads", []))),
+                  writes=tuple(access(a, json_path(json_path(path, "writes"), i))
+                               for i, a in enumerate(o.get("writes", []))),
+                  space=r.box(o["space"], json_path(path, "space")) if "space" in o else None,
+                  meta=o.get("meta"))
+
+    ops = {name: op(o, json_path(f"{root}.ops", name)) for name, o in d["ops"].items()}
+    for i, edge in enumerate(d.get("after", [])):
+        for j, name in enumerate(edge):
+            r.known(name, ops, json_path(json_path(f"{root}.after", i), j), "op")
+    return Problem(name=d["name"], tensors=tensors, tasks=tasks, buffers=buffers, ops=ops,
+                   after=tuple((a, b) for a, b in d.get("after", [])), meta=d.get("meta"))
+
+
+def _format_tag(document: Any, expected: str, source: str) -> None:
+    """The tag first: a document of another format gets one clear error, not a schema dump."""
+    if not isinstance(document, dict):
+        raise InputError(f"expected an object, got {type(document).__name__}", source=source,
+                         path="$", rule="FORMAT")
+    if document.get("format") != expected:
+        raise InputError(f"expected format {expected!r}, got "
+                         f"{json.dumps(document.get('format'))[:60]}", source=source,
+                         path="$.format", rule="FORMAT")
 
 
 def target_from_dict(document: Any, source: str = "<target>") -> Target:
     """Read an ``npu-target/1`` document."""
-    r = _Reader(source)
-    r.format_tag(document, TARGET_FORMAT)
-    d = r.obj(document, "$", ("format", "name", "lanes"),
-              ("time_unit", "budgets", "memories", "costs", "meta"))
-    lanes = r.named(d["lanes"], "$.lanes", lambda v, p: r.integer(v, p, minimum=1))
-    budgets = r.named(d.get("budgets", {}), "$.budgets",
-                      lambda v, p: r.integer(v, p, minimum=1))
-
-    def memory(value: Any, path: str) -> Memory:
-        m = r.obj(value, path, ("capacity_bytes",), ("alignment_bytes",))
-        return Memory(r.integer(m["capacity_bytes"], json_path(path, "capacity_bytes"),
-                                minimum=1),
-                      r.integer(m.get("alignment_bytes", 1),
-                                json_path(path, "alignment_bytes"), minimum=1))
-
-    return Target(
-        name=r.string(d["name"], "$.name"),
-        time_unit=r.string(d.get("time_unit", "ns"), "$.time_unit"),
-        lanes=lanes, budgets=budgets,
-        memories=r.named(d.get("memories", {}), "$.memories", memory),
-        costs=r.free_object(d.get("costs", {}), "$.costs"),
-        meta=r.free_object(d["meta"], "$.meta") if "meta" in d else None)
+    _format_tag(document, TARGET_FORMAT, source)
+    schema.check(document, TARGET_FORMAT, source)
+    return _target(document)
 
 
 def problem_from_dict(document: Any, source: str = "<problem>",
                       target: Target | None = None) -> Problem:
     """Read an ``npu-problem/1`` document; with ``target``, lane/budget/memory names are checked."""
-    r = _Reader(source)
-    r.format_tag(document, PROBLEM_FORMAT)
-    d = r.obj(document, "$", ("format", "name", "ops"),
-              ("tensors", "tasks", "buffers", "after", "meta"))
-
-    def tensor(value: Any, path: str) -> Tensor:
-        t = r.obj(value, path, ("shape", "dtype", "role"), ("meta",))
-        shape = tuple(r.integer(n, json_path(json_path(path, "shape"), i))
-                      for i, n in enumerate(r.array(t["shape"], json_path(path, "shape"))))
-        role = r.string(t["role"], json_path(path, "role"))
-        if role not in TENSOR_ROLES:
-            raise r.fail(json_path(path, "role"), f"role must be one of {TENSOR_ROLES}")
-        return Tensor(shape, r.string(t["dtype"], json_path(path, "dtype")), role,
-                      _meta(r, t, path))
-
-    tensors = r.named(d.get("tensors", {}), "$.tensors", tensor)
-
-    def box_in(tensor_name: str, value: Any, path: str) -> Box:
-        box = r.box(value, path)
-        shape = tensors[tensor_name].shape
-        if len(box) != len(shape):
-            raise r.fail(path, f"box has rank {len(box)}, tensor {tensor_name!r} has rank "
-                               f"{len(shape)}")
-        for i, ((_, hi), extent) in enumerate(zip(box, shape, strict=True)):
-            if hi > extent:
-                raise r.fail(json_path(path, i), f"box exceeds tensor {tensor_name!r} "
-                                                 f"extent {extent}")
-        return box
-
-    def task(value: Any, path: str) -> Task:
-        t = r.obj(value, path, ("kind",), ("space", "outputs", "params", "meta"))
-        outputs = None
-        if "outputs" in t:
-            outputs = {}
-            for name, box in r.mapping(t["outputs"], json_path(path, "outputs")).items():
-                out_path = json_path(json_path(path, "outputs"), name)
-                if name not in tensors:
-                    raise r.fail(out_path, f"unknown tensor {name!r}")
-                outputs[name] = box_in(name, box, out_path)
-        return Task(kind=r.string(t["kind"], json_path(path, "kind")),
-                    space=r.box(t["space"], json_path(path, "space")) if "space" in t
-                    else None,
-                    outputs=outputs,
-                    params=r.free_object(t["params"], json_path(path, "params"))
-                    if "params" in t else None,
-                    meta=_meta(r, t, path))
-
-    tasks = r.named(d.get("tasks", {}), "$.tasks", task)
-    memories = target.memories if target else None
-
-    def buffer(value: Any, path: str) -> Buffer:
-        b = r.obj(value, path, ("memory", "size"), ("align", "meta"))
-        memory = r.string(b["memory"], json_path(path, "memory"))
-        if memories is not None and memory not in memories:
-            raise r.fail(json_path(path, "memory"), f"unknown memory {memory!r}")
-        return Buffer(memory, r.integer(b["size"], json_path(path, "size"), minimum=1),
-                      r.integer(b.get("align", 1), json_path(path, "align"), minimum=1),
-                      _meta(r, b, path))
-
-    buffers = r.named(d.get("buffers", {}), "$.buffers", buffer)
-
-    def access(value: Any, path: str) -> Access:
-        a = r.obj(value, path, (), ("tensor", "box", "buffer", "bytes", "value"))
-        if ("tensor" in a) == ("buffer" in a):
-            raise r.fail(path, "an access names exactly one of 'tensor' or 'buffer'")
-        if "tensor" in a:
-            name = r.string(a["tensor"], json_path(path, "tensor"))
-            if name not in tensors:
-                raise r.fail(json_path(path, "tensor"), f"unknown tensor {name!r}")
-            if "box" not in a:
-                raise r.fail(path, "a tensor access needs a 'box'")
-            if "bytes" in a or "value" in a:
-                raise r.fail(path, "'bytes' and 'value' belong to buffer accesses")
-            return Access(tensor=name, box=box_in(name, a["box"], json_path(path, "box")))
-        name = r.string(a["buffer"], json_path(path, "buffer"))
-        if name not in buffers:
-            raise r.fail(json_path(path, "buffer"), f"unknown buffer {name!r}")
-        if "box" in a:
-            raise r.fail(json_path(path, "box"), "'box' belongs to tensor accesses")
-        byte_range = None
-        if "bytes" in a:
-            byte_range = r.interval(a["bytes"], json_path(path, "bytes"))
-            if byte_range[1] > buffers[name].size:
-                raise r.fail(json_path(path, "bytes"),
-                             f"range exceeds buffer {name!r} size {buffers[name].size}")
-        value_tag = r.string(a["value"], json_path(path, "value")) if "value" in a else None
-        return Access(buffer=name, bytes=byte_range, value=value_tag)
-
-    def mode(value: Any, path: str) -> Mode:
-        m = r.obj(value, path, ("duration",), ("lanes", "budgets"))
-        lanes_known = target.lanes if target else _Anything()
-        budgets_known = target.budgets if target else _Anything()
-        return Mode(r.integer(m["duration"], json_path(path, "duration")),
-                    r.counts(m.get("lanes", {}), json_path(path, "lanes"), lanes_known,
-                             "lane kind"),
-                    r.counts(m.get("budgets", {}), json_path(path, "budgets"),
-                             budgets_known, "budget"))
-
-    def op(value: Any, path: str) -> Op:
-        o = r.obj(value, path, ("task", "modes"), ("space", "reads", "writes", "meta"))
-        task_name = r.string(o["task"], json_path(path, "task"))
-        if task_name not in tasks:
-            raise r.fail(json_path(path, "task"), f"unknown task {task_name!r}")
-        modes_path = json_path(path, "modes")
-        modes = tuple(mode(m, json_path(modes_path, i))
-                      for i, m in enumerate(r.array(o["modes"], modes_path)))
-        if not modes:
-            raise r.fail(modes_path, "an op needs at least one mode")
-
-        def accesses(key: str) -> tuple[Access, ...]:
-            p = json_path(path, key)
-            return tuple(access(a, json_path(p, i))
-                         for i, a in enumerate(r.array(o.get(key, []), p)))
-
-        return Op(task=task_name, modes=modes, reads=accesses("reads"),
-                  writes=accesses("writes"),
-                  space=r.box(o["space"], json_path(path, "space")) if "space" in o else None,
-                  meta=_meta(r, o, path))
-
-    ops = r.named(d["ops"], "$.ops", op)
-    after = []
-    for i, edge in enumerate(r.array(d.get("after", []), "$.after")):
-        path = json_path("$.after", i)
-        pair = r.array(edge, path)
-        if len(pair) != 2:
-            raise r.fail(path, "an edge is [pred, succ]")
-        for j, name in enumerate(pair):
-            if r.string(name, json_path(path, j)) not in ops:
-                raise r.fail(json_path(path, j), f"unknown op {name!r}")
-        after.append((pair[0], pair[1]))
-    return Problem(name=r.string(d["name"], "$.name"), tensors=tensors, tasks=tasks,
-                   buffers=buffers, ops=ops, after=tuple(after), meta=_meta(r, d, "$"))
-
-
-class _Anything(dict):
-    """A stand-in for a target's name table when no target is known: every name exists."""
-
-    def __contains__(self, key: object) -> bool:
-        return True
-
-
-def _meta(r: _Reader, d: dict[str, Any], path: str) -> dict[str, Any] | None:
-    return r.free_object(d["meta"], json_path(path, "meta")) if "meta" in d else None
-
-
-def _embedded(read: Callable[[], Any], root: str) -> Any:
-    """Run a reader on an embedded document, re-rooting its error paths under ``root``."""
-    try:
-        return read()
-    except InputError as error:
-        raise InputError(error.message, source=error.source, path=root + error.path[1:],
-                         rule=error.rule) from None
+    _format_tag(document, PROBLEM_FORMAT, source)
+    schema.check(document, PROBLEM_FORMAT, source)
+    return _problem(document, _Refs(source), "$", target)
 
 
 def schedule_from_dict(document: Any, source: str = "<schedule>") -> Schedule:
     """Read an ``npu-schedule/1`` document, with its embedded target and problem."""
-    r = _Reader(source)
-    r.format_tag(document, SCHEDULE_FORMAT)
-    d = r.obj(document, "$", ("format", "target", "problem", "ops", "buffers", "makespan"),
-              ("meta",))
-    target = _embedded(lambda: target_from_dict(d["target"], source), "$.target")
-    problem = _embedded(lambda: problem_from_dict(d["problem"], source, target), "$.problem")
-
-    def placement(value: Any, path: str) -> OpPlacement:
-        p = r.obj(value, path, ("mode", "start", "end"), ("units",))
-        units = {}
-        for lane, indices in r.mapping(p.get("units", {}), json_path(path, "units")).items():
-            lane_path = json_path(json_path(path, "units"), lane)
-            if lane not in target.lanes:
-                raise r.fail(lane_path, f"unknown lane kind {lane!r}")
-            units[lane] = tuple(r.integer(u, json_path(lane_path, i))
-                                for i, u in enumerate(r.array(indices, lane_path)))
-        return OpPlacement(r.integer(p["mode"], json_path(path, "mode")),
-                           r.integer(p["start"], json_path(path, "start"), minimum=None),
-                           r.integer(p["end"], json_path(path, "end"), minimum=None), units)
-
-    def buffer_placement(value: Any, path: str) -> BufferPlacement:
-        b = r.obj(value, path, ("offset", "alloc", "free"))
-        return BufferPlacement(r.integer(b["offset"], json_path(path, "offset")),
-                               r.integer(b["alloc"], json_path(path, "alloc"), minimum=None),
-                               r.integer(b["free"], json_path(path, "free"), minimum=None))
-
-    ops = r.named(d["ops"], "$.ops", placement)
-    buffers = r.named(d["buffers"], "$.buffers", buffer_placement)
+    _format_tag(document, SCHEDULE_FORMAT, source)
+    schema.check(document, SCHEDULE_FORMAT, source)
+    r = _Refs(source)
+    target = _target(document["target"])
+    problem = _problem(document["problem"], r, "$.problem", target)
+    ops = {}
+    for name, p in document["ops"].items():
+        units_path = json_path(json_path("$.ops", name), "units")
+        for lane in p.get("units", {}):
+            r.known(lane, target.lanes, json_path(units_path, lane), "lane kind")
+        ops[name] = OpPlacement(p["mode"], p["start"], p["end"],
+                                {lane: tuple(u) for lane, u in p.get("units", {}).items()},
+                                p.get("meta"))
+    buffers = {}
+    for name, b in document["buffers"].items():
+        if name not in problem.buffers:
+            raise r.fail(json_path("$.buffers", name), f"buffer {name!r} is placed but the "
+                                                       "problem has no such buffer")
+        buffers[name] = BufferPlacement(b["offset"], b["alloc"], b["free"], b.get("meta"))
+    for name in problem.buffers:
+        if name not in buffers:
+            raise r.fail("$.buffers", f"buffer {name!r} of the problem is not placed")
     return Schedule(target=target, problem=problem, ops=ops, buffers=buffers,
-                    makespan=r.integer(d["makespan"], "$.makespan", minimum=None),
-                    meta=_meta(r, d, "$"))
+                    makespan=document["makespan"], meta=document.get("meta"))
 
 
 # ----------------------------------------------------------------------------- writing
@@ -483,8 +345,9 @@ def target_to_dict(target: Target) -> dict[str, Any]:
     d: dict[str, Any] = {"format": TARGET_FORMAT, "name": target.name,
                          "time_unit": target.time_unit, "lanes": dict(target.lanes),
                          "budgets": dict(target.budgets),
-                         "memories": {name: {"capacity_bytes": m.capacity_bytes,
-                                             "alignment_bytes": m.alignment_bytes}
+                         "memories": {name: _with_meta({"capacity_bytes": m.capacity_bytes,
+                                                        "alignment_bytes": m.alignment_bytes},
+                                                       m.meta)
                                       for name, m in target.memories.items()},
                          "costs": target.costs}
     return _with_meta(d, target.meta)
@@ -492,13 +355,14 @@ def target_to_dict(target: Target) -> dict[str, Any]:
 
 def _access_out(access: Access) -> dict[str, Any]:
     if access.tensor is not None:
-        return {"tensor": access.tensor, "box": _box_out(access.box or ())}
+        return _with_meta({"tensor": access.tensor, "box": _box_out(access.box or ())},
+                          access.meta)
     d: dict[str, Any] = {"buffer": access.buffer}
     if access.bytes is not None:
         d["bytes"] = list(access.bytes)
     if access.value is not None:
         d["value"] = access.value
-    return d
+    return _with_meta(d, access.meta)
 
 
 def _op_out(op: Op) -> dict[str, Any]:
@@ -512,7 +376,7 @@ def _op_out(op: Op) -> dict[str, Any]:
             m["lanes"] = dict(mode.lanes)
         if mode.budgets:
             m["budgets"] = dict(mode.budgets)
-        modes.append(m)
+        modes.append(_with_meta(m, mode.meta))
     d["modes"] = modes
     if op.reads:
         d["reads"] = [_access_out(a) for a in op.reads]
@@ -551,10 +415,12 @@ def schedule_to_dict(schedule: Schedule) -> dict[str, Any]:
     d: dict[str, Any] = {
         "format": SCHEDULE_FORMAT, "target": target_to_dict(schedule.target),
         "problem": problem_to_dict(schedule.problem),
-        "ops": {name: {"mode": p.mode, "start": p.start, "end": p.end,
-                       "units": {lane: list(u) for lane, u in p.units.items()}}
+        "ops": {name: _with_meta({"mode": p.mode, "start": p.start, "end": p.end,
+                                  "units": {lane: list(u) for lane, u in p.units.items()}},
+                                 p.meta)
                 for name, p in schedule.ops.items()},
-        "buffers": {name: {"offset": b.offset, "alloc": b.alloc, "free": b.free}
+        "buffers": {name: _with_meta({"offset": b.offset, "alloc": b.alloc, "free": b.free},
+                                     b.meta)
                     for name, b in schedule.buffers.items()},
         "makespan": schedule.makespan}
     return _with_meta(d, schedule.meta)

@@ -1,20 +1,37 @@
-"""The published JSON Schemas (draft 2020-12) of the three formats, shipped as data.
+"""The published JSON Schemas (draft 2020-12) of the three formats: the statement of shape.
 
-The schemas state the shape of each document (keys, types, signs); the readers in
-:mod:`models.formats` check that and the cross-references a schema cannot express (names
-that must exist, boxes inside their tensor). ``npu-schedule/1`` refers to the other two
-by ``$id``, so a validator needs all three (:func:`all_schemas`).
+The schemas say everything about a document's structure that JSON Schema can say (keys,
+types, signs, minimums, the 64-bit range, ``meta`` on every object); :mod:`models.formats`
+validates with them (:func:`check`) and then checks by hand only what a schema cannot
+express: names that must exist, intervals with ``lo < hi``, boxes inside their tensor and
+byte ranges inside their buffer, every buffer placed exactly once.
+
+One deliberate difference from JSON Schema's own notion of a number: ``1.0`` is an
+integer to JSON Schema but not to FORMATS.md (every figure is written as an integer), so
+the validator here counts only integers written without a fraction or exponent (Python
+``int``, not ``bool``) as ``integer``.
 """
 
 from __future__ import annotations
 
 import json
+from functools import cache
 from importlib import resources
 from typing import Any
 
-from models.formats import PROBLEM_FORMAT, SCHEDULE_FORMAT, TARGET_FORMAT
+import jsonschema
+from jsonschema.exceptions import ValidationError, best_match
+from referencing import Registry, Resource
 
-__all__ = ["SCHEMA_FILES", "load_schema", "all_schemas"]
+from models.errors import InputError
+from models.jsonio import MAX_INT, json_path
+
+__all__ = ["TARGET_FORMAT", "PROBLEM_FORMAT", "SCHEDULE_FORMAT", "SCHEMA_FILES",
+           "load_schema", "all_schemas", "validator", "check"]
+
+TARGET_FORMAT = "npu-target/1"
+PROBLEM_FORMAT = "npu-problem/1"
+SCHEDULE_FORMAT = "npu-schedule/1"
 
 #: Format tag -> schema file name in ``models/schemas/``.
 SCHEMA_FILES = {TARGET_FORMAT: "npu-target-1.json", PROBLEM_FORMAT: "npu-problem-1.json",
@@ -30,3 +47,78 @@ def load_schema(format_tag: str) -> dict[str, Any]:
 def all_schemas() -> dict[str, dict[str, Any]]:
     """Every schema by its ``$id``, for a validator's reference registry."""
     return {schema["$id"]: schema for schema in map(load_schema, SCHEMA_FILES)}
+
+
+def _is_integer(_checker: Any, instance: Any) -> bool:
+    return type(instance) is int
+
+
+_STRICT_TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
+_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator,
+                                          type_checker=_STRICT_TYPES)
+
+
+@cache
+def validator(format_tag: str) -> jsonschema.protocols.Validator:
+    """A validator of ``format_tag``'s schema (others resolved by ``$id``), built once."""
+    registry: Registry = Registry().with_resources(
+        (uri, Resource.from_contents(schema)) for uri, schema in all_schemas().items())
+    return _Validator(load_schema(format_tag), registry=registry)
+
+
+def check(document: Any, format_tag: str, source: str) -> None:
+    """Raise :class:`InputError` (file, JSON path, rule FORMAT) unless ``document``
+    matches the schema of ``format_tag``; the error names the most relevant fault."""
+    error = best_match(validator(format_tag).iter_errors(document))
+    if error is not None:
+        path, message = _explain(error)
+        raise InputError(message, source=source, path=path, rule="FORMAT")
+
+
+_TYPE_NAMES = {"object": "an object", "array": "an array", "string": "a string",
+               "integer": "an integer"}
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return {dict: "an object", list: "an array", str: "a string", int: "an integer",
+            float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _explain(error: ValidationError) -> tuple[str, str]:
+    """The JSON path and a one-line message in the readers' own words."""
+    path = "$"
+    for key in error.absolute_path:
+        path = json_path(path, key)
+    value, keyword, expected = error.instance, error.validator, error.validator_value
+    if keyword == "required":
+        missing = next(key for key in expected if key not in value)
+        return path, f"missing required key {missing!r}"
+    if keyword == "additionalProperties":
+        known = error.schema.get("properties", {})
+        extra = next(key for key in value if key not in known)
+        return json_path(path, extra), f"unknown key {extra!r}"
+    if keyword == "type":
+        return path, f"expected {_TYPE_NAMES.get(expected, expected)}, got {_kind(value)}"
+    if keyword in ("minimum", "maximum"):
+        if not -MAX_INT - 1 <= value <= MAX_INT:
+            return path, "integer does not fit in 64 bits"
+        return path, f"must be >= {expected}, got {value}"
+    if "propertyNames" in error.schema_path:
+        return path, "names must be non-empty strings"
+    if keyword == "minLength":
+        return path, "expected a non-empty string"
+    if keyword in ("minItems", "maxItems"):
+        if path.endswith(".modes"):
+            return path, "an op needs at least one mode"
+        return path, "an interval or edge has exactly two items"
+    if keyword == "enum":
+        what = error.absolute_path[-1] if error.absolute_path else "value"
+        return path, f"{what} must be one of {', '.join(map(str, expected))}, got " \
+                     f"{json.dumps(value)[:40]}"
+    if keyword == "const":
+        return path, f"expected format {expected!r}, got {json.dumps(value)[:60]}"
+    return path, error.message

@@ -331,8 +331,9 @@ def break_coverage(doc: Doc, draw: Draw) -> Doc | None:
                     and all(hi > lo for lo, hi in o["space"]))
     bare_tasks = sorted(t for t, task in p["tasks"].items() if "space" not in task
                         and not any(o["task"] == t and "space" in o for o in p["ops"].values()))
-    variants = (["shrink", "grow", "drop space", "duplicate"] if spaced else []) + \
-               (["new task space"] if bare_tasks else [])
+    wide = [n for n in spaced if any(hi - lo >= 2 for lo, hi in p["ops"][n]["space"])]
+    variants = (["grow", "drop space", "duplicate"] if spaced else []) + \
+               (["shrink"] if wide else []) + (["new task space"] if bare_tasks else [])
     if not variants:
         return None
     variant = draw(st.sampled_from(variants), label="COVERAGE variant")
@@ -340,11 +341,11 @@ def break_coverage(doc: Doc, draw: Draw) -> Doc | None:
         task = draw(st.sampled_from(bare_tasks))
         p["tasks"][task]["space"] = [[0, draw(st.integers(1, 3))]]
         return doc
-    op = draw(st.sampled_from(spaced), label="op")
+    op = draw(st.sampled_from(wide if variant == "shrink" else spaced), label="op")
     space = p["ops"][op]["space"]
     dims = list(range(len(space)))
-    if variant == "shrink" and dims:
-        d = draw(st.sampled_from(dims))
+    if variant == "shrink":  # a box stays non-empty (lo < hi), or it would be FORMAT
+        d = draw(st.sampled_from([d for d in dims if space[d][1] - space[d][0] >= 2]))
         space[d] = [space[d][0], space[d][1] - 1]
     elif variant == "grow":
         d = draw(st.integers(0, len(space) - 1))

@@ -14,22 +14,14 @@ well-formed document whose buffers, tensors or boxes hold more than ``MAX_VOLUME
 bytes or cells in all raises :class:`TooLarge` instead (corrupted documents can name
 huge figures; tests/fuzz/strategies.py never does).
 
-Readings this module takes where FORMATS.md leaves room (see docs/fuzzing.md):
+It follows FORMATS.md's "Boundaries (settled 2026-12-01)" section; on top of it:
 - FORMAT: any structural problem makes the result ``{"FORMAT"}`` and nothing else is
   checked (what else a checker reports after a FORMAT issue is not specified).
-- COVERAGE and OUTPUT are properties of the problem's ops (all of them, scheduled or not);
-  every other rule looks at the scheduled ops that the problem knows.
-- An op whose ``mode`` is out of range is still placed in time: its accesses, window and
-  units count; only the rules that need the mode (DURATION's length part, UNITS, BUDGET)
-  skip it.
-- Two write accesses race only if they belong to different ops.
-- A buffer at a negative offset breaks MEM_RANGE (its bytes are not all in the memory),
-  though the rule's text only bounds ``offset + size``.
-- An integer outside the signed 64-bit range is a FORMAT problem (as in checker/).
-- A read of an empty byte range is never stale; a unit listed twice counts once (the rule
-  counts distinct units); MAKESPAN looks at the ops the problem knows.
 - LANE_OVERLAP is about the units of a lane, indices in ``[0, count)``; two ops holding
   the same index outside it are UNITS' fault only.
+- An empty window (``start == end``) holds no unit, draws nothing and races with no
+  other op; its writes happen at ``start``, which is during a read of the same bytes by
+  another op iff that read's window holds ``start`` strictly inside it.
 - An inverted window (``end < start``) is empty: besides DURATION, only the rules on its
   numbers alone judge it (AFTER, DDR_RAW's start against a write's end, MAKESPAN, and the
   visibility of its writes at ``end``). It holds no unit and draws no budget; its buffer
@@ -96,13 +88,17 @@ def _str(x: Any, where: str) -> str:
     return x
 
 
+def _meta(x: dict[str, Any], where: str) -> None:
+    _need(isinstance(x.get("meta", {}), dict), f"{where}.meta: not an object")
+
+
 def _box(x: Any, where: str) -> list[tuple[int, int]]:
     _need(isinstance(x, list), f"{where}: box is not a list")
     out = []
     for iv in x:
         _need(isinstance(iv, list) and len(iv) == 2, f"{where}: interval is not [lo, hi]")
         lo, hi = _int(iv[0], where), _int(iv[1], where)
-        _need(lo <= hi, f"{where}: hi < lo")
+        _need(lo < hi, f"{where}: empty interval")
         out.append((lo, hi))
     return out
 
@@ -119,10 +115,11 @@ def _structure(doc: Any) -> None:
     for n, c in _names(t["lanes"], "lanes").items():
         _int(c, f"lanes.{n}", 1)
     for n, c in _names(t.get("budgets", {}), "budgets").items():
-        _int(c, f"budgets.{n}", 0)
+        _int(c, f"budgets.{n}", 1)
     for n, m in _names(t.get("memories", {}), "memories").items():
-        _obj(m, {"capacity_bytes"}, {"alignment_bytes"}, f"memories.{n}")
-        _int(m["capacity_bytes"], "capacity", 0)
+        _obj(m, {"capacity_bytes"}, {"alignment_bytes", "meta"}, f"memories.{n}")
+        _meta(m, f"memories.{n}")
+        _int(m["capacity_bytes"], "capacity", 1)
         _int(m.get("alignment_bytes", 1), "alignment", 1)
     for key in ("costs", "meta"):
         _need(isinstance(t.get(key, {}), dict), f"target.{key}")
@@ -137,7 +134,7 @@ def _structure(doc: Any) -> None:
         _obj(x, {"shape", "dtype", "role"}, {"meta"}, f"tensors.{n}")
         _need(isinstance(x["shape"], list), "shape")
         for e in x["shape"]:
-            _int(e, "shape", 0)
+            _int(e, "shape", 1)
         _str(x["dtype"], "dtype")
         _need(isinstance(x["role"], str) and x["role"] in ("input", "output", "temp"), "role")
         _need(isinstance(x.get("meta", {}), dict), "tensor meta")
@@ -170,7 +167,8 @@ def _structure(doc: Any) -> None:
         _need(isinstance(x.get("meta", {}), dict), "buffer meta")
 
     def access(a: Any, where: str) -> None:
-        _obj(a, set(), {"tensor", "box", "buffer", "bytes", "value"}, where)
+        _obj(a, set(), {"tensor", "box", "buffer", "bytes", "value", "meta"}, where)
+        _meta(a, where)
         _need(("tensor" in a) != ("buffer" in a), f"{where}: tensor xor buffer")
         if "tensor" in a:
             _need("box" in a and "bytes" not in a and "value" not in a, where)
@@ -191,11 +189,12 @@ def _structure(doc: Any) -> None:
         _need(isinstance(x["task"], str) and x["task"] in tasks, f"ops.{n}.task")
         _need(isinstance(x["modes"], list) and len(x["modes"]) > 0, "modes")
         for m in x["modes"]:
-            _obj(m, {"duration"}, {"lanes", "budgets"}, "mode")
+            _obj(m, {"duration"}, {"lanes", "budgets", "meta"}, "mode")
+            _meta(m, "mode")
             _int(m["duration"], "duration", 0)
             for ln, c in _names(m.get("lanes", {}), "mode lanes").items():
                 _need(ln in lanes, "mode lane")
-                _int(c, "mode lane count", 0)
+                _int(c, "mode lane count", 1)
             for bn, c in _names(m.get("budgets", {}), "mode budgets").items():
                 _need(bn in budgets, "mode budget")
                 _int(c, "mode draw", 0)
@@ -212,7 +211,8 @@ def _structure(doc: Any) -> None:
         _need(all(isinstance(e, str) and e in ops for e in edge), "edge names")
 
     for n, x in _names(d["ops"], "$.ops").items():
-        _obj(x, {"mode", "start", "end"}, {"units"}, f"$.ops.{n}")
+        _obj(x, {"mode", "start", "end"}, {"units", "meta"}, f"$.ops.{n}")
+        _meta(x, f"$.ops.{n}")
         for key in ("mode", "start", "end"):
             _int(x[key], key)
         for ln, us in _names(x.get("units", {}), "units").items():
@@ -221,7 +221,8 @@ def _structure(doc: Any) -> None:
     placed = _names(d["buffers"], "$.buffers")
     _need(set(placed) == set(buffers), "every buffer placed exactly once")
     for x in placed.values():
-        _obj(x, {"offset", "alloc", "free"}, set(), "buffer placement")
+        _obj(x, {"offset", "alloc", "free"}, {"meta"}, "buffer placement")
+        _meta(x, "buffer placement")
         for key in ("offset", "alloc", "free"):
             _int(x[key], key)
     _int(d["makespan"], "makespan")
@@ -309,7 +310,8 @@ def reference_codes(doc: Any) -> set[str]:
         for lane in set(lanes) | set(held):
             units = held.get(lane, [])
             want = mode.get("lanes", {}).get(lane, 0)
-            if len(set(units)) != want or not all(0 <= u < lanes[lane] for u in units):
+            if len(units) != want or len(set(units)) != len(units) or \
+                    not all(0 <= u < lanes[lane] for u in units):
                 codes.add("UNITS")
 
     # LANE_OVERLAP: every pair; only units that exist (others are UNITS')
@@ -427,9 +429,9 @@ def reference_codes(doc: Any) -> set[str]:
     writes = [(o, a["buffer"], byte_set(a), a.get("value"), pl["start"], pl["end"])
               for o, pl in sched.items() for a in pops[o].get("writes", []) if "buffer" in a]
 
-    # WRITE_RACE: every pair of writes by different ops
+    # WRITE_RACE: every pair of writes; one op's own pair whatever its window
     for (o1, b1, s1, _, st1, en1), (o2, b2, s2, _, st2, en2) in itertools.combinations(writes, 2):
-        if o1 != o2 and b1 == b2 and s1 & s2 and _share_a_tick((st1, en1), (st2, en2)):
+        if b1 == b2 and s1 & s2 and (o1 == o2 or _share_a_tick((st1, en1), (st2, en2))):
             codes.add("WRITE_RACE")
 
     # STALE_READ
@@ -440,8 +442,6 @@ def reference_codes(doc: Any) -> set[str]:
             if "buffer" not in a:
                 continue
             want = byte_set(a)
-            if not want:
-                continue  # reading no bytes sees nothing, so nothing can be stale
             touching = [w for w in writes if w[1] == a["buffer"] and w[2] & want]
             done = [w for w in touching if w[5] <= pr["start"]]
             if not done:
@@ -453,7 +453,8 @@ def reference_codes(doc: Any) -> set[str]:
                 codes.add("STALE_READ")
                 continue
             for w in touching:
-                if w[0] != r and _share_a_tick((w[4], w[5]), (last_end, pr["end"])):
+                if w[0] != r and (_share_a_tick((w[4], w[5]), (last_end, pr["end"])) or
+                                  w[4] == w[5] and pr["start"] < w[4] < pr["end"]):
                     codes.add("STALE_READ")
 
     # MAKESPAN

@@ -91,8 +91,9 @@ CASES: list[tuple[str, list[Edit], set[str]]] = [
     ("self edge", [_set("problem", "after", [["w", "w"]])], {"AFTER"}),
     ("touching edge", [_set("problem", "after", [["w", "r"]])], set()),
     ("negative mode index", [_set("ops", "w", "mode", -1)], {"MODE"}),
-    ("explicit zero units", [_set("problem", "ops", "w", "modes", [
-        {"duration": 1, "lanes": {"DMA": 0}}]), _set("ops", "w", "units", {"DMA": []})], set()),
+    ("a lane demand of zero", [_set("problem", "ops", "w", "modes", [
+        {"duration": 1, "lanes": {"DMA": 0}}]), _set("ops", "w", "units", {"DMA": []})],
+     {"FORMAT"}),
     ("units for a lane the mode does not ask",
      [_set("ops", "w", "units", {"DMA": [0]})], {"UNITS"}),
     ("a negative unit", [_set("problem", "ops", "w", "modes", [
