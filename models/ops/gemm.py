@@ -18,6 +18,19 @@ Block sizes are rounded up to the matrix tile (32 on HMX, 16 on Cube); shapes th
 blocks do not divide give shorter edge blocks, whose on-chip buffers are padded to whole
 tiles (the matrix engine computes whole tiles).
 
+Batched (``batch`` > 1): ``C[b] = A[b] @ B[b]`` for every ``b``, the batches stacked
+along the rows of 2-D tensors (A ``[batch*M, K]``, B ``[batch*K, N]``, C ``[batch*M, N]``),
+which is how a batched ``MatMul`` of ``[..., M, K]`` tensors lies in memory; with
+``b_batch = 0`` every batch shares one ``B[K, N]`` (a weight), loaded as for one GEMM.
+The iteration space is ``[batch*M, N, K]``; no block crosses a batch boundary.
+``trans_a`` / ``trans_b`` = 1 read an operand stored transposed (A ``[K, M]``, B
+``[N, K]``, per batch): the load moves the same bytes with a 2-D descriptor into the
+matrix engine's tile layout, at the same cost (an assumption, as for every rate).
+
+Element types: those the target's matrix engine lists (``costs.matrix.dtypes``; on
+Hexagon f16 and i8, i8 accumulating in i32); anything else, f32 above all, is refused
+(rule ``DTYPE``): f32 runs on the vector engine only.
+
 ``depth`` bounds each operand stream (A loads, B loads, in issue order) to that many
 loads ahead of their first use (:func:`~models.ops.builder.depth_edges`): 1, 2, 3 are
 single, double and triple buffering; 0 (the default) leaves the scheduler free.
@@ -26,9 +39,11 @@ single, double and triple buffering; 0 (the default) leaves the scheduler free.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from models.cost import VECTOR_PASSES, CostModel, matrix_mode, transfer_modes, vector_modes
 from models.dtypes import DTYPE_BYTES
-from models.formats import Access, Task
+from models.formats import Access, Box, Task
 from models.ops.builder import (
     DEPTHS,
     Block,
@@ -39,20 +54,27 @@ from models.ops.builder import (
     split,
     value_access,
 )
+from models.ops.checks import require_matrix_dtype, require_vector_dtype
 from models.ops.params import Param
 
-__all__ = ["KIND", "PARAMS", "ORDERS", "BLOCKS", "build", "candidates"]
+__all__ = ["KIND", "PARAMS", "ORDERS", "BLOCKS", "Operand", "build", "candidates",
+           "accumulate", "convert_and_store"]
 
 KIND = "gemm"
 ORDERS = ("mnk", "nmk", "kmn")
 PARAMS = {
-    "M": Param("int", minimum=1, help="rows of A and C"),
+    "M": Param("int", minimum=1, help="rows of A and C (per batch)"),
     "N": Param("int", minimum=1, help="columns of B and C"),
     "K": Param("int", minimum=1, help="columns of A, rows of B (the reduction)"),
     "dtype": Param("str", "f16", choices=tuple(DTYPE_BYTES), help="element type of A, B, C"),
     "a": Param("tensor", "{task}.A", help="tensor name of A"),
     "b": Param("tensor", "{task}.B", help="tensor name of B"),
     "out": Param("tensor", "{task}.C", help="tensor name of C"),
+    "batch": Param("int", 1, minimum=1, help="independent products, stacked along rows"),
+    "b_batch": Param("int", 1, minimum=0, help="1: B has a block per batch; 0: one B "
+                                               "shared by every batch"),
+    "trans_a": Param("int", 0, minimum=0, help="1: A is stored transposed ([K, M])"),
+    "trans_b": Param("int", 0, minimum=0, help="1: B is stored transposed ([N, K])"),
     "bm": Param("int", 128, minimum=1, help="block rows (rounded up to the matrix tile)"),
     "bn": Param("int", 128, minimum=1, help="block columns (rounded up to the tile)"),
     "bk": Param("int", 128, minimum=1, help="block depth (rounded up to the tile)"),
@@ -63,6 +85,24 @@ PARAMS = {
 }
 #: Block sizes a tuner tries: multiples of both the 32x32 HMX and the 16x16 Cube tile.
 BLOCKS = (64, 128, 256)
+
+
+@dataclass(frozen=True, slots=True)
+class Operand:
+    """Where a logical ``[rows, cols]`` matrix lies in a stored 2-D tensor: from row
+    ``row0`` and column ``col0``, or transposed (stored ``[cols, rows]``)."""
+
+    tensor: str
+    row0: int = 0
+    col0: int = 0
+    transposed: bool = False
+
+    def box(self, rows: Block, cols: Block) -> Box:
+        """The stored region holding logical block ``rows x cols``."""
+        if self.transposed:
+            rows, cols = cols, rows
+        return ((self.row0 + rows.lo, self.row0 + rows.hi),
+                (self.col0 + cols.lo, self.col0 + cols.hi))
 
 
 def candidates(p: dict[str, object], model: CostModel) -> dict[str, tuple[object, ...]]:
@@ -81,20 +121,74 @@ def candidates(p: dict[str, object], model: CostModel) -> dict[str, tuple[object
             "order": ORDERS, "depth": DEPTHS}
 
 
+def accumulate(b: ProblemBuilder, name: str, label: str, m: Block, n: Block,
+               ks: list[Block], operands: list[tuple[Access, Access]], dtype: str,
+               spaces: list[Box] | None) -> tuple[Access, int]:
+    """The matrix ops of output block ``label``: one per K block, each reading its two
+    operand blocks (``operands[k]``, already loaded) and the previous partial sum, with
+    ``spaces[k]`` as its space (None: the ops carry none), chained through one
+    accumulator buffer (values ``acc(label)@k0``, ``@k1`` ...). Returns the last value
+    and the accumulator's size in bytes."""
+    matrix = b.model.matrix
+    rate = matrix.rate(dtype)
+    assert rate is not None
+    tile = matrix.tile
+    size = round_up(m.size, tile) * round_up(n.size, tile) * rate.accumulator_bytes
+    acc = b.buffer(f"{name}.acc.{label}", matrix.accumulator_memory, size)
+    previous: Access | None = None
+    for j, k in enumerate(ks):
+        reads = list(operands[j])
+        if previous is not None:
+            reads.append(previous)
+        written = value_access(acc, f"acc({label.replace('.', ',')})@k{k.index}")
+        b.op(f"{name}.mm.{label}.k{k.index}", name,
+             (matrix_mode(b.model, m.size, n.size, k.size, dtype),),
+             reads=tuple(reads), writes=(written,),
+             space=None if spaces is None else spaces[j])
+        previous = written
+    assert previous is not None
+    return previous, size
+
+
+def convert_and_store(b: ProblemBuilder, name: str, label: str, acc: Access, acc_size: int,
+                      out: str, box: Box, dtype: str) -> None:
+    """Convert a finished accumulator to ``dtype`` on the vector engine (one unit), then
+    store it to region ``box`` of tensor ``out``."""
+    model = b.model
+    value = box_tag(out, box)
+    buffer = b.buffer(f"{name}.C.{label}", model.vector.memory, b.bytes_of(out, box))
+    b.op(f"{name}.cvt.{label}", name,
+         vector_modes(model, acc_size, VECTOR_PASSES["convert"], max_units=1, dtype=dtype),
+         reads=(acc,), writes=(value_access(buffer, value),))
+    b.op(f"{name}.st.{label}", name, transfer_modes(model, model.store, b.bytes_of(out, box)),
+         reads=(value_access(buffer, value),), writes=(Access(tensor=out, box=box),))
+
+
 def build(b: ProblemBuilder, name: str, p: dict[str, object]) -> None:
     """Add the GEMM task ``name`` with parameters ``p`` (already checked) to ``b``."""
     M, N, K = int(p["M"]), int(p["N"]), int(p["K"])
+    batch = int(p["batch"])
     dtype, order = str(p["dtype"]), str(p["order"])
     a, bt, c = str(p["a"]), str(p["b"]), str(p["out"])
+    flags = {key: int(p[key]) for key in ("b_batch", "trans_a", "trans_b")}
+    for key, value in flags.items():
+        if value > 1:
+            raise b.fail(f"{key} must be 0 or 1, got {value}", "FORMAT")
+    require_matrix_dtype(b, dtype)
+    require_vector_dtype(b, dtype)
+    shared_b = batch > 1 and not flags["b_batch"]
+    b_count = 1 if shared_b else batch
     model = b.model
-    matrix, vector = model.matrix, model.vector
+    matrix = model.matrix
     tile = matrix.tile
     elem = DTYPE_BYTES[dtype]
-    b.tensor(a, (M, K), dtype, name, written=False)
-    b.tensor(bt, (K, N), dtype, name, written=False)
-    b.tensor(c, (M, N), dtype, name, written=True)
-    b.task(name, Task(kind=KIND, space=((0, M), (0, N), (0, K)),
-                      outputs={c: ((0, M), (0, N))}, params=dict(p)))
+    b.tensor(a, (batch * K, M) if flags["trans_a"] else (batch * M, K), dtype, name,
+             written=False)
+    b.tensor(bt, (b_count * N, K) if flags["trans_b"] else (b_count * K, N), dtype, name,
+             written=False)
+    b.tensor(c, (batch * M, N), dtype, name, written=True)
+    b.task(name, Task(kind=KIND, space=((0, batch * M), (0, N), (0, K)),
+                      outputs={c: ((0, batch * M), (0, N))}, params=dict(p)))
     ms = split(M, round_up(int(p["bm"]), tile))
     ns = split(N, round_up(int(p["bn"]), tile))
     ks = split(K, round_up(int(p["bk"]), tile))
@@ -103,54 +197,50 @@ def build(b: ProblemBuilder, name: str, p: dict[str, object]) -> None:
     streams: dict[str, list[tuple[str, str]]] = {"A": [], "B": []}
     fresh: list[tuple[str, str]] = []
 
-    def load(operand: str, tensor: str, rows: Block, cols: Block, label: str) -> Access:
-        """The buffer holding block ``rows x cols`` of ``tensor``, loaded on first use."""
+    def load(operand: str, where: Operand, rows: Block, cols: Block, label: str) -> Access:
+        """The buffer holding logical block ``rows x cols`` of an operand, loaded on first
+        use."""
         if label in loaded:
             return loaded[label]
-        box = ((rows.lo, rows.hi), (cols.lo, cols.hi))
-        value = box_tag(tensor, box)
+        box = where.box(rows, cols)
+        value = box_tag(where.tensor, box)
         buffer = b.buffer(f"{name}.{operand}.{label}", matrix.memory,
                           round_up(rows.size, tile) * round_up(cols.size, tile) * elem)
         fresh.append((operand, b.op(f"{name}.ld{operand}.{label}", name,
-                                    transfer_modes(model, model.load, b.bytes_of(tensor, box)),
-                                    reads=(Access(tensor=tensor, box=box),),
+                                    transfer_modes(model, model.load,
+                                                   b.bytes_of(where.tensor, box)),
+                                    reads=(Access(tensor=where.tensor, box=box),),
                                     writes=(value_access(buffer, value),))))
         loaded[label] = value_access(buffer, value)
         return loaded[label]
 
-    for m in ms:
-        for n in ns:
-            mn = f"m{m.index}.n{n.index}"
-            acc = b.buffer(f"{name}.acc.{mn}", matrix.accumulator_memory,
-                           round_up(m.size, tile) * round_up(n.size, tile)
-                           * matrix.accumulator_bytes)
-            previous: Access | None = None
-            for k in ks:
-                a_label = f"m{m.index}.k{k.index}" + (f".n{n.index}" if order == "nmk" else "")
-                b_label = f"k{k.index}.n{n.index}" + (f".m{m.index}" if order == "mnk" else "")
-                reads = [load("A", a, m, k, a_label), load("B", bt, k, n, b_label)]
-                if previous is not None:
-                    reads.append(previous)
-                written = value_access(acc, f"acc({mn.replace('.', ',')})@k{k.index}")
-                mm = b.op(f"{name}.mm.{mn}.k{k.index}", name,
-                          (matrix_mode(model, m.size, n.size, k.size),),
-                          reads=tuple(reads), writes=(written,),
-                          space=((m.lo, m.hi), (n.lo, n.hi), (k.lo, k.hi)))
-                for operand, op in fresh:
-                    streams[operand].append((op, mm))
-                fresh.clear()
-                previous = written
-            assert previous is not None
-            box = ((m.lo, m.hi), (n.lo, n.hi))
-            value = box_tag(c, box)
-            out = b.buffer(f"{name}.C.{mn}", vector.memory, b.bytes_of(c, box))
-            b.op(f"{name}.cvt.{mn}", name,
-                 vector_modes(model, b.size_of(acc), VECTOR_PASSES["convert"],
-                              max_units=1),
-                 reads=(previous,), writes=(value_access(out, value),))
-            b.op(f"{name}.st.{mn}", name,
-                 transfer_modes(model, model.store, b.bytes_of(c, box)),
-                 reads=(value_access(out, value),), writes=(Access(tensor=c, box=box),))
+    for i in range(batch):
+        prefix = f"b{i}." if batch > 1 else ""
+        a_at = Operand(a, row0=i * (K if flags["trans_a"] else M),
+                       transposed=bool(flags["trans_a"]))
+        b_row0 = 0 if shared_b else i * (N if flags["trans_b"] else K)
+        b_at = Operand(bt, row0=b_row0, transposed=bool(flags["trans_b"]))
+        b_prefix = "" if shared_b else prefix
+        for m in ms:
+            for n in ns:
+                mn = f"{prefix}m{m.index}.n{n.index}"
+
+                pairs = []
+                for k in ks:
+                    a_label = (f"{prefix}m{m.index}.k{k.index}"
+                               + (f".n{n.index}" if order == "nmk" else ""))
+                    b_label = (f"{b_prefix}k{k.index}.n{n.index}"
+                               + (f".{prefix}m{m.index}" if order == "mnk" else ""))
+                    pairs.append((load("A", a_at, m, k, a_label),
+                                  load("B", b_at, k, n, b_label)))
+                    for operand, op in fresh:
+                        streams[operand].append((op, f"{name}.mm.{mn}.k{k.index}"))
+                    fresh.clear()
+                spaces = [((i * M + m.lo, i * M + m.hi), (n.lo, n.hi), (k.lo, k.hi))
+                          for k in ks]
+                acc, size = accumulate(b, name, mn, m, n, ks, pairs, dtype, spaces)
+                convert_and_store(b, name, mn, acc, size, c,
+                                  ((i * M + m.lo, i * M + m.hi), (n.lo, n.hi)), dtype)
     for stream in streams.values():
         for pred, succ in depth_edges(stream, int(p["depth"])):
             b.edge(pred, succ)

@@ -14,7 +14,7 @@ from models.cost import VECTOR_PASSES, CostModel
 from models.dtypes import DTYPE_BYTES
 from models.ops.builder import ProblemBuilder
 from models.ops.params import Param
-from models.ops.rowwise import ROW_PARAMS, UNITS_PARAM, build_rowwise, row_candidates
+from models.ops.rowwise import ROW_PARAMS, UNITS_PARAM, Resident, build_rowwise, row_candidates
 
 __all__ = ["KIND", "PARAMS", "build", "candidates"]
 
@@ -31,7 +31,7 @@ PARAMS = {
 def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
     """Add the RMSNorm task ``name`` with parameters ``p`` (already checked) to ``b``."""
     build_rowwise(b, name, KIND, p, compute=("norm", VECTOR_PASSES["rmsnorm"]),
-                  weight=str(p["weight"]))
+                  resident=(Resident("W", str(p["weight"]), (int(p["cols"]),)),))
 
 
 def candidates(p: dict[str, Any], model: CostModel) -> dict[str, tuple[Any, ...]]:

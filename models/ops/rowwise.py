@@ -2,10 +2,13 @@
 
 ``[rows, cols]`` is split into blocks of ``block_rows`` whole rows (the last block may be
 shorter). Each block is loaded into the vector engine's memory, optionally transformed
-by one vector op (which may read a vector loaded once for the whole task, such as the
-RMSNorm weight), and stored. The compute op of a block carries the block as its
-``space``; an operator without compute gives the load the ``space`` instead, so that
-every task's ops still partition its iteration space.
+by one vector op (which may read tensors loaded once for the whole task, such as the
+RMSNorm weight, and a second operand loaded block by block beside the input, such as
+the other summand of a residual add), and stored. The output may have another element
+type than the input (``to``, a conversion); the vector op then streams the wider one.
+The compute op of a block carries the block as its ``space``; an operator without
+compute gives the load the ``space`` instead, so that every task's ops still partition
+its iteration space.
 
 ``depth`` bounds the input loads to that many blocks ahead of their first use
 (:func:`~models.ops.builder.depth_edges`: 1 single, 2 double, 3 triple buffering, 0
@@ -16,14 +19,18 @@ choose). :func:`row_candidates` lists the configurations a tuner may try.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from models.cost import CostModel, transfer_modes, vector_copy_mode, vector_modes
+from models.dtypes import DTYPE_BYTES
 from models.formats import Access, Mode, Task
 from models.ops.builder import DEPTHS, ProblemBuilder, box_tag, depth_edges, split, value_access
+from models.ops.checks import require_vector_dtype
 from models.ops.params import Param
 
-__all__ = ["ROW_PARAMS", "UNITS_PARAM", "ROW_BLOCKS", "build_rowwise", "row_candidates"]
+__all__ = ["ROW_PARAMS", "UNITS_PARAM", "ROW_BLOCKS", "Resident", "Beside", "build_rowwise",
+           "row_candidates"]
 
 #: Parameters every row-wise operator takes.
 ROW_PARAMS = {
@@ -58,21 +65,48 @@ def row_candidates(p: dict[str, Any], model: CostModel, *,
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class Resident:
+    """A tensor loaded once (op ``ld<label>``, buffer ``<task>.<label>``) and read by every
+    compute op: a ``[cols]`` weight, or a ``[1]`` scalar."""
+
+    label: str
+    tensor: str
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Beside:
+    """A second input loaded block by block beside the input (op ``ld<label>.b<i>``):
+    ``[rows, cols]``, or ``[rows, 1]`` (one value per row)."""
+
+    label: str
+    tensor: str
+    cols: int
+
+
 def build_rowwise(b: ProblemBuilder, name: str, kind: str, p: dict[str, Any], *,
-                  compute: tuple[str, int] | None, weight: str | None = None,
-                  vector_copy: bool = False) -> None:
+                  compute: tuple[str, int] | None, resident: tuple[Resident, ...] = (),
+                  beside: Beside | None = None, vector_copy: bool = False) -> None:
     """Add a row-wise task. ``compute`` is ``(op label, vector passes per element)`` or
-    None for a plain copy; ``weight`` names a ``[cols]`` tensor loaded once and read by
-    every compute op; ``vector_copy`` offers the vector engine as an alternative mode
-    for the DDR transfers (when the target allows it)."""
+    None for a plain copy; ``resident`` tensors are loaded once and read by every compute
+    op, ``beside`` is loaded per block and read by that block's op; ``vector_copy``
+    offers the vector engine as an alternative mode for the DDR transfers (when the
+    target allows it). ``p["to"]``, if present, is the output's element type."""
     rows, cols, dtype = int(p["rows"]), int(p["cols"]), str(p["dtype"])
+    out_dtype = str(p.get("to", dtype))
     x, y = str(p["x"]), str(p["out"])
     model = b.model
     memory = model.vector.memory
+    if compute is not None:
+        require_vector_dtype(b, dtype)
+        require_vector_dtype(b, out_dtype)
     b.tensor(x, (rows, cols), dtype, name, written=False)
-    if weight is not None:
-        b.tensor(weight, (cols,), dtype, name, written=False)
-    b.tensor(y, (rows, cols), dtype, name, written=True)
+    for extra in resident:
+        b.tensor(extra.tensor, extra.shape, dtype, name, written=False)
+    if beside is not None:
+        b.tensor(beside.tensor, (rows, beside.cols), dtype, name, written=False)
+    b.tensor(y, (rows, cols), out_dtype, name, written=True)
     b.task(name, Task(kind=kind, space=((0, rows), (0, cols)),
                       outputs={y: ((0, rows), (0, cols))}, params=dict(p)))
 
@@ -80,13 +114,15 @@ def build_rowwise(b: ProblemBuilder, name: str, kind: str, p: dict[str, Any], *,
         extra = vector_copy_mode(model, nbytes) if vector_copy else None
         return engine_modes + ((extra,) if extra is not None else ())
 
-    weight_read = None
-    if weight is not None:
-        box = ((0, cols),)
-        weight_read = value_access(b.buffer(f"{name}.W", memory, b.bytes_of(weight, box)),
-                                   box_tag(weight, box))
-        b.op(f"{name}.ldW", name, transfer_modes(model, model.load, b.bytes_of(weight, box)),
-             reads=(Access(tensor=weight, box=box),), writes=(weight_read,))
+    resident_reads = []
+    for extra in resident:
+        box = tuple((0, extent) for extent in extra.shape)
+        nbytes = b.bytes_of(extra.tensor, box)
+        read = value_access(b.buffer(f"{name}.{extra.label}", memory, nbytes),
+                            box_tag(extra.tensor, box))
+        b.op(f"{name}.ld{extra.label}", name, transfer_modes(model, model.load, nbytes),
+             reads=(Access(tensor=extra.tensor, box=box),), writes=(read,))
+        resident_reads.append(read)
     wanted = int(p.get("units", 0))
     if wanted > model.vector.max_units:
         raise b.fail(f"units {wanted} is more than the {model.vector.max_units} vector "
@@ -102,20 +138,32 @@ def build_rowwise(b: ProblemBuilder, name: str, kind: str, p: dict[str, Any], *,
                     transfer(transfer_modes(model, model.load, nbytes), nbytes),
                     reads=(Access(tensor=x, box=space),), writes=(loaded,),
                     space=space if compute is None else None)
+        loads = [load]
+        reads = [loaded, *resident_reads]
+        if beside is not None:
+            box = ((block.lo, block.hi), (0, beside.cols))
+            size = b.bytes_of(beside.tensor, box)
+            reads.append(value_access(b.buffer(f"{name}.{beside.label}.{label}", memory, size),
+                                      box_tag(beside.tensor, box)))
+            loads.append(b.op(f"{name}.ld{beside.label}.{label}", name,
+                              transfer_modes(model, model.load, size),
+                              reads=(Access(tensor=beside.tensor, box=box),),
+                              writes=(reads[-1],)))
+        out_bytes = nbytes * DTYPE_BYTES[out_dtype] // DTYPE_BYTES[dtype]
         result, first_use = loaded, None
         if compute is not None:
             op_label, passes = compute
-            result = value_access(b.buffer(f"{name}.Y.{label}", memory, nbytes),
+            result = value_access(b.buffer(f"{name}.Y.{label}", memory, out_bytes),
                                   box_tag(y, space))
-            reads = (loaded,) if weight_read is None else (loaded, weight_read)
-            modes = vector_modes(model, nbytes, passes)
+            wider = max((dtype, out_dtype), key=DTYPE_BYTES.__getitem__)
+            modes = vector_modes(model, max(nbytes, out_bytes), passes, dtype=wider)
             if wanted:
                 modes = tuple(m for m in modes if m.lanes[model.vector.lane] == wanted)
             first_use = b.op(f"{name}.{op_label}.{label}", name, modes,
-                             reads=reads, writes=(result,), space=space)
+                             reads=tuple(reads), writes=(result,), space=space)
         store = b.op(f"{name}.st.{label}", name,
-                     transfer(transfer_modes(model, model.store, nbytes), nbytes),
+                     transfer(transfer_modes(model, model.store, out_bytes), out_bytes),
                      reads=(result,), writes=(Access(tensor=y, box=space),))
-        stream.append((load, first_use or store))
+        stream.extend((op, first_use or store) for op in loads)
     for pred, succ in depth_edges(stream, int(p["depth"])):
         b.edge(pred, succ)
