@@ -11,6 +11,7 @@ import json
 import sys
 
 from checker.load import MAX_INPUT_BYTES, UnusableInput
+from checker.program import verify_program_file
 from checker.report import render_human
 from checker.verify import verify_file
 
@@ -42,12 +43,25 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--max-violations", type=_count, default=None, metavar="N",
                         help=f"list at most N violations (default: {DEFAULT_LISTED} in the "
                              "human report, all with --json); counts stay complete")
+    program = commands.add_parser(
+        "verify-program", help="check one npu-program/1 file: its schedule, then its orders",
+        description="Check FILE (an npu-program/1; '-' for standard input): the embedded "
+                    "schedule against every schedule rule, then the program rules (queues, "
+                    "DEADLOCK, ORDER_*: legal for every duration). Exit 0 if legal, 1 if "
+                    "violations were found, 2 if unusable.")
+    program.add_argument("file", metavar="FILE")
+    program.add_argument("--json", action="store_true",
+                         help='print {"legal", "violations", "stats"} as JSON')
+    program.add_argument("--max-violations", type=_count, default=None, metavar="N",
+                         help=f"list at most N violations (default: {DEFAULT_LISTED} in the "
+                              "human report, all with --json); counts stay complete")
     return parser
 
 
 def _verify(args: argparse.Namespace) -> int:
     source = "<stdin>" if args.file == "-" else args.file
-    report = verify_file(args.file)
+    check = verify_program_file if args.command == "verify-program" else verify_file
+    report = check(args.file)
     if args.json:
         text = json.dumps(report.to_dict(args.max_violations), indent=1)
     else:

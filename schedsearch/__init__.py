@@ -3,12 +3,14 @@
 - :func:`solve`: a problem and a target to a legal schedule with a short makespan;
 - :func:`compare`: the four execution paths of one problem, scored by one cost model;
 - :func:`select`: the saved plan whose domain holds for a request, or the fallback;
-- :func:`tune`: tile sizes, vector units and buffer depths chosen jointly.
+- :func:`tune`: tile sizes, vector units and buffer depths chosen jointly;
+- :func:`lower`: a schedule to the program a runtime executes (queues and waits).
 """
 
 from schedsearch.api import solve
 from schedsearch.paths import compare
 from schedsearch.plans import select
+from schedsearch.program import lower
 from schedsearch.tuning.joint import tune
 
-__all__ = ["solve", "compare", "select", "tune"]
+__all__ = ["solve", "compare", "select", "tune", "lower"]

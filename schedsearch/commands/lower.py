@@ -1,0 +1,46 @@
+"""``schedsearch lower SCHEDULE -o PROGRAM.json``: a schedule to the program a runtime runs.
+
+Prints the number of needed orders, of waits before and after the transitive reduction,
+and of waits per op. The program is written whole or not at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from models.errors import InputError
+from models.formats import read_schedule, write_json_atomic
+from schedsearch.program import lower_report, program_to_dict
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "lower", help="lower a schedule to a program (queues per unit, waits)",
+        description="Lower SCHEDULE (npu-schedule/1) to an npu-program/1: one queue per "
+                    "lane unit in order of start, and the fewest waits that keep every "
+                    "order the schedule's legality relies on, for any duration. Check it "
+                    "with `schedcheck verify-program`.")
+    parser.add_argument("schedule", metavar="SCHEDULE",
+                        help="an npu-schedule/1 file ('-' reads standard input)")
+    parser.add_argument("-o", "--output", required=True, metavar="PROGRAM.json",
+                        help="where to write the program (whole or not at all)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    schedule = read_schedule(args.schedule)
+    try:
+        report = lower_report(schedule)
+    except InputError as error:
+        raise error.with_source(args.schedule) from None
+    try:
+        write_json_atomic(args.output, program_to_dict(report.program))
+    except OSError as error:
+        raise InputError(f"cannot write: {error.strerror}", source=args.output,
+                         rule="FILE") from None
+    print(f"needed orders: {report.needed} ({report.implied_by_queues} implied by queues)")
+    print(f"waits: {report.waits_before} before reduction, {report.waits_after} after")
+    print(f"waits per op: {report.waits_per_op:.3f} ({len(schedule.ops)} ops, "
+          f"{len(report.program.queues)} queues)")
+    print(f"wrote {args.output}")
+    return 0
