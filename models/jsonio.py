@@ -1,13 +1,15 @@
 """Strict JSON reading shared by every format reader.
 
-Python's ``json`` accepts NaN, Infinity and integers of any size, and silently keeps the
-last of two equal keys; the formats allow none of that, so this module refuses them with
-an :class:`InputError` that names the file and the JSON path.
+Python's ``json`` accepts NaN, Infinity, ``1e999`` (as infinity) and integers of any
+size, and silently keeps the last of two equal keys; the formats allow none of that, so
+this module refuses them with an :class:`InputError` that names the file and the JSON
+path.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -35,6 +37,15 @@ def json_path(parent: str, key: str | int) -> str:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number with a fraction or exponent; one too large for a float (``1e999``,
+    which Python reads as infinity) is refused."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large for a number")
+    return value
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -74,7 +85,7 @@ def parse_json_text(text: str, source: str) -> Any:
         raise InputError("the file is empty", source=source, rule="JSON")
     try:
         _check_depth(text)
-        return json.loads(text, parse_constant=_refuse_constant,
+        return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float,
                           object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as error:
         raise InputError(f"not valid JSON: {error.msg} at line {error.lineno} column "

@@ -61,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except OSError as error:  # a file that became unwritable after the options were checked
+        print(f"schedsearch: error: {error.filename or '<file>'}: $: FILE: "
+              f"{error.strerror or error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -1,12 +1,13 @@
 """The one way every command writes a file: checked before any work, written whole.
 
-An output option is declared with ``type=output_file`` (or ``output_dir``), so argparse
-refuses a path whose directory is missing or unwritable with one line and exit 2 before
-anything is tiled or searched. The check is a real one (a temporary file is created and
-removed in that directory), since permission bits say little to root or on a read-only
-mount. The writes themselves (:func:`write_json`, :func:`write_with`) go to a temporary
-file renamed over the target, so a reader never sees a partial file, and any failure
-that remains (a full disk) is one :class:`~models.errors.InputError` line, rule FILE.
+An output option is declared with ``type=output_file`` (``image_file`` for pictures,
+``output_dir`` for directories), so argparse refuses a path whose directory is missing
+or unwritable with one line and exit 2 before anything is tiled or searched. The check
+is a real one (a temporary file is created and removed in that directory), since
+permission bits say little to root or on a read-only mount. The writes themselves
+(:func:`write_json`, :func:`write_with`) go to a temporary file renamed over the
+target, so a reader never sees a partial file, and any failure that remains (a full
+disk) is one :class:`~models.errors.InputError` line, rule FILE.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from models.errors import InputError
 from models.formats import write_json_atomic
 
-__all__ = ["output_file", "output_dir", "write_json", "write_with", "STDOUT"]
+__all__ = ["output_file", "image_file", "output_dir", "write_json", "write_with",
+           "image_format", "STDOUT"]
 
 #: The output name that means standard output, where a command allows it.
 STDOUT = "-"
@@ -57,6 +59,31 @@ def output_file(text: str) -> str:
     return text
 
 
+def image_format(path: str | os.PathLike[str]) -> str:
+    """The picture format ``path``'s suffix names (png without one); InputError (rule
+    FILE) if matplotlib cannot write it."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    name = Path(path).suffix[1:].lower() or "png"
+    supported = FigureCanvasBase.get_supported_filetypes()
+    if name not in supported:
+        raise InputError(f"cannot write images of type {name!r}; use one of "
+                         f"{', '.join(sorted(supported))}", source=str(path), rule="FILE")
+    return name
+
+
+def image_file(text: str) -> str:
+    """An argparse type: :func:`output_file` whose suffix is a picture format."""
+    path = output_file(text)
+    if path == STDOUT:
+        raise argparse.ArgumentTypeError("a picture cannot go to standard output")
+    try:
+        image_format(path)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(error.message) from None
+    return path
+
+
 def output_dir(text: str) -> str:
     """An argparse type: a directory that exists and takes new files, or that can be
     created (its nearest existing ancestor takes new files)."""
@@ -84,22 +111,28 @@ def write_json(path: str | os.PathLike[str], document: Any) -> None:
         raise _failed(path, error) from None
 
 
-def write_with(path: str | os.PathLike[str], write: Callable[[Path], None]) -> None:
-    """Let ``write`` fill a temporary file beside ``path`` (keeping its suffix, which
-    picture writers read the format from), then rename it over ``path``."""
+def write_with(path: str | os.PathLike[str], write: Callable[[BinaryIO], None]) -> None:
+    """Let ``write`` fill a temporary file beside ``path`` (mode 0o666 less the umask,
+    like any file the user writes), then rename it over ``path``."""
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix,
-                                             dir=directory)
-        os.close(handle)
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
     except OSError as error:
         raise _failed(path, error) from None
     try:
-        write(Path(temporary))
-        os.chmod(temporary, 0o644)
+        os.fchmod(handle, 0o666 & ~_umask())
+        with os.fdopen(handle, "wb") as stream:
+            write(stream)
         os.replace(temporary, target)
     except OSError as error:
         raise _failed(path, error) from None
     finally:
         Path(temporary).unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    """The process umask (read by setting it, so set it straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -18,13 +18,11 @@ shows exactly what the trace shows.
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from models.errors import InputError
 from models.formats import Schedule
+from schedsearch import output
 from schedsearch.trace import budget_draw, lane_tracks, live_bytes, op_task, op_tracks
 
 if TYPE_CHECKING:
@@ -249,30 +247,8 @@ def _bytes_text(value: float) -> str:
 
 
 def _save(figure: Figure, path: str | os.PathLike[str]) -> None:
-    """Render to a temporary file beside ``path``, then rename it over ``path``.
-
-    The temporary file is created with mode 0o666 less the umask (``mkstemp`` would make
-    it 0o600), so the picture ends up readable like any other file the user writes.
-    """
-    target = Path(path)
-    image_format = target.suffix[1:].lower() or "png"
-    supported = figure.canvas.get_supported_filetypes()
-    if image_format not in supported:
-        raise InputError(f"cannot write images of type {image_format!r}; use one of "
-                         f"{', '.join(sorted(supported))}", source=str(path), rule="FILE")
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}")
-    try:
-        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except OSError as error:
-        raise InputError(f"cannot write: {error.strerror}", source=str(path),
-                         rule="FILE") from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            figure.savefig(stream, format=image_format, dpi=_DPI)
-        os.replace(temporary, target)
-    except BaseException as error:
-        Path(temporary).unlink(missing_ok=True)
-        if isinstance(error, OSError):
-            raise InputError(f"cannot write: {error.strerror}", source=str(path),
-                             rule="FILE") from None
-        raise
+    """Render to ``path`` through the shared writer (whole or not at all; the format from
+    the suffix, checked first)."""
+    image_format = output.image_format(path)
+    output.write_with(path, lambda stream: figure.savefig(stream, format=image_format,
+                                                          dpi=_DPI))

@@ -7,6 +7,7 @@ with its JSON path instead of surfacing later as a wrong tiling.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +58,8 @@ def read_params(spec: dict[str, Param], raw: dict[str, Any], task: str, path: st
         elif param.kind == "number":
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise fail(where, f"expected a number, got {value!r}")
+            if not math.isfinite(value):
+                raise fail(where, f"expected a finite number, got {value!r}")
         elif not isinstance(value, str) or not value:
             raise fail(where, f"expected a non-empty string, got {value!r}")
         if param.minimum is not None and value < param.minimum:

@@ -16,6 +16,7 @@ from typing import Any
 
 from models.workload import load_problem_input
 from schedsearch.commands.options import add_search_options, add_target_option
+from schedsearch.output import image_file, output_dir
 from schedsearch.paths import Comparison, SolveOptions, compare
 from schedsearch.plans import make_plan, write_plan
 
@@ -33,9 +34,9 @@ def register(subparsers: Any) -> None:
     add_search_options(parser, time_limit=5.0,
                        time_help="search budget of every solve, in seconds")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--plot", metavar="PATHS.png",
+    parser.add_argument("--plot", metavar="PATHS.png", type=image_file,
                         help="draw the four schedules on one time axis")
-    parser.add_argument("--save-plan", metavar="DIR",
+    parser.add_argument("--save-plan", metavar="DIR", type=output_dir,
                         help="write a plan file (npu-plan/1) for `schedsearch select`")
     parser.set_defaults(handler=run)
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["add_target_option", "add_search_options", "positive_number", "at_least_one"]
+__all__ = ["add_target_option", "add_search_options", "positive_number", "at_least_one",
+           "seed_number", "MAX_SEED"]
 
 
 def positive_number(text: str) -> float:
@@ -35,6 +36,22 @@ def at_least_one(text: str) -> int:
     return value
 
 
+#: The largest seed accepted: a signed 64-bit integer (CP-SAT's own seed is folded into
+#: its 32-bit range by the search).
+MAX_SEED = 2**63 - 1
+
+
+def seed_number(text: str) -> int:
+    """A random seed: a whole number from 0 to :data:`MAX_SEED`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_SEED}, got {text!r}")
+    return value
+
+
 def add_target_option(parser: argparse.ArgumentParser, default_from: str) -> None:
     parser.add_argument("--target", metavar="NAME|FILE",
                         help=f"target name or npu-target/1 file (default: {default_from})")
@@ -45,8 +62,8 @@ def add_search_options(parser: argparse.ArgumentParser, *, time_limit: float,
     """``--time-limit S`` (default ``time_limit``), ``--seed N``, ``--workers W``."""
     parser.add_argument("--time-limit", type=positive_number, default=time_limit,
                         metavar="S", help=f"{time_help} (default {time_limit:g})")
-    parser.add_argument("--seed", type=int, default=0, metavar="N",
-                        help="random seed (default 0)")
+    parser.add_argument("--seed", type=seed_number, default=0, metavar="N",
+                        help=f"random seed, 0 to {MAX_SEED} (default 0)")
     parser.add_argument("--workers", type=at_least_one, default=2, metavar="W",
                         help="parallel CP-SAT runs, one thread each (default 2); the same "
                              "seed and workers give the same schedule")

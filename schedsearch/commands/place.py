@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 
 from models.errors import InputError
+from schedsearch.commands.options import seed_number
+from schedsearch.output import output_file
 from schedsearch.placement import (
     place,
     placement_to_schedule_document,
@@ -32,11 +34,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     mode.add_argument("--capacity", type=int, metavar="C", help="memory size in bytes")
     mode.add_argument("--minimise", "--minimize", action="store_true",
                       help="minimise the peak address (the default without --capacity)")
-    parser.add_argument("-o", "--output", metavar="OUT.csv",
+    parser.add_argument("-o", "--output", metavar="OUT.csv", type=output_file,
                         help="write the buffers with an offset column")
     parser.add_argument("--time-limit", type=float, default=10.0, metavar="S",
                         help="seconds for the search (default 10)")
-    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    parser.add_argument("--seed", type=seed_number, default=0, help="seed (default 0)")
     parser.add_argument("--no-check", action="store_true",
                         help="skip the checker (the engine's own validator still runs)")
     parser.set_defaults(handler=run)

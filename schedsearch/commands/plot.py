@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from models.formats import read_schedule
+from schedsearch.output import image_file
 from schedsearch.plot import plot_schedule
 
 
@@ -16,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "over time. The format follows the output's suffix (png, svg, pdf).")
     parser.add_argument("schedule", metavar="SCHEDULE",
                         help="an npu-schedule/1 file ('-' reads standard input)")
-    parser.add_argument("-o", "--output", required=True, metavar="GANTT.png",
+    parser.add_argument("-o", "--output", required=True, metavar="GANTT.png", type=image_file,
                         help="where to write the picture (written whole or not at all)")
     parser.set_defaults(handler=run)
 

@@ -12,8 +12,9 @@ import argparse
 import json
 from typing import Any
 
-from models.formats import schedule_to_dict, write_json_atomic
+from models.formats import schedule_to_dict
 from schedsearch.commands.options import add_search_options
+from schedsearch.output import output_file, write_json
 from schedsearch.paths import SolveOptions
 from schedsearch.plans import FALLBACK_PATHS, read_plans, read_request, select
 
@@ -31,7 +32,7 @@ def register(subparsers: Any) -> None:
                         help="path to run when no plan applies (default separate)")
     add_search_options(parser, time_limit=5.0,
                        time_help="search budget of every fallback solve, in seconds")
-    parser.add_argument("-o", "--output", metavar="OUT.json",
+    parser.add_argument("-o", "--output", metavar="OUT.json", type=output_file,
                         help="write the schedule that will run (npu-schedule/1)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(handler=run)
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers)
     choice = select(plans, request, fallback=args.fallback, options=options)
     if args.output:
-        write_json_atomic(args.output, schedule_to_dict(choice.schedule))
+        write_json(args.output, schedule_to_dict(choice.schedule))
     if args.json:
         print(json.dumps(choice.as_dict(), indent=1))
         return 0

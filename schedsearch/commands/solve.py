@@ -23,8 +23,8 @@ from models.workload import load_problem_input
 from schedsearch import interrupt
 from schedsearch.api import SECONDARIES, Progress, SolveReport, solve_report
 from schedsearch.commands.options import add_search_options, add_target_option
-from schedsearch.commands.output import output_file, write_json
 from schedsearch.hazards import GRANULARITIES
+from schedsearch.output import output_file, write_json
 from schedsearch.result import EXIT_CODES, NoSchedule, SolveStatus
 
 

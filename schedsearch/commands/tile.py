@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from models.formats import problem_to_dict, write_json_atomic
+from models.formats import problem_to_dict
 from models.targets import load_target
 from models.workload import load_workload, scaled, tile
 from schedsearch.commands.options import add_target_option, positive_number
+from schedsearch.output import STDOUT, output_file, write_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -17,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Tile a workload (a .toml/.json file or a bundled example name) into "
                     "an npu-problem/1 document whose meta.target names its target.")
     parser.add_argument("workload", metavar="WORKLOAD", help="workload file or example name")
-    parser.add_argument("-o", "--output", metavar="FILE",
+    parser.add_argument("-o", "--output", metavar="FILE", type=output_file,
                         help="write the problem here (whole or not at all); default stdout")
     add_target_option(parser, default_from="the workload's")
     parser.add_argument("--scale", metavar="FACTOR", type=positive_number,
@@ -32,10 +33,10 @@ def run(args: argparse.Namespace) -> int:
     target = load_target(args.target or workload.target)
     problem = tile(workload, target)
     document = problem_to_dict(problem)
-    if args.output is None or args.output == "-":
+    if args.output is None or args.output == STDOUT:
         print(json.dumps(document, indent=1))
     else:
-        write_json_atomic(args.output, document)
+        write_json(args.output, document)
         print(f"{args.output}: {len(problem.ops)} ops, {len(problem.buffers)} buffers, "
               f"{len(problem.after)} after edges, {len(problem.tasks)} tasks on {target.name}")
     return 0

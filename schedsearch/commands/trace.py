@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from models.formats import read_schedule
+from schedsearch.output import output_file
 from schedsearch.trace import read_violations, schedule_to_trace, write_trace
 
 
@@ -17,6 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("schedule", metavar="SCHEDULE",
                         help="an npu-schedule/1 file ('-' reads standard input)")
     parser.add_argument("-o", "--output", required=True, metavar="TRACE.json",
+                        type=output_file,
                         help="where to write the trace (written whole or not at all)")
     parser.add_argument("--violations", metavar="REPORT.json",
                         help="a checker report (`schedcheck verify --json`): each violation "

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from models.errors import InputError
-from models.formats import Schedule, schedule_to_dict, write_json_atomic
+from models.formats import Schedule, schedule_to_dict
 from models.targets import load_target
 from models.workload import load_workload
 from schedsearch.commands.options import add_search_options, add_target_option, at_least_one
+from schedsearch.output import output_dir, output_file, write_json
 from schedsearch.tuning.batch import (
     Job,
     Outcome,
@@ -58,7 +59,7 @@ def register(subparsers: Any) -> None:
     add_target_option(parser, default_from="the workload's")
     add_search_options(parser, time_limit=10.0, time_help="budget per workload in seconds")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    parser.add_argument("-o", "--output", metavar="OUT.json",
+    parser.add_argument("-o", "--output", metavar="OUT.json", type=output_file,
                         help="write the tuned schedule (one workload)")
     parser.add_argument("--verify", action="store_true",
                         help="check the tuned and default schedules; exit 1 if illegal")
@@ -67,7 +68,7 @@ def register(subparsers: Any) -> None:
                              "distributed (a LocalCluster, or the scheduler at ADDRESS)")
     parser.add_argument("--jobs", type=at_least_one, default=None, metavar="N",
                         help="local processes for --many (default: cores / workers)")
-    parser.add_argument("--results", metavar="DIR",
+    parser.add_argument("--results", metavar="DIR", type=output_dir,
                         help="where --many writes one result file per workload "
                              "(default: DIR/tuned)")
     parser.set_defaults(handler=run)
@@ -95,11 +96,7 @@ def run(args: argparse.Namespace) -> int:
     result = tune(workload, target, time_limit=args.time_limit, seed=args.seed,
                   workers=args.workers)
     if args.output:
-        try:
-            write_json_atomic(args.output, schedule_to_dict(result.schedule))
-        except OSError as error:
-            raise InputError(f"cannot write: {error.strerror}", source=args.output,
-                             rule="FILE") from None
+        write_json(args.output, schedule_to_dict(result.schedule))
     if args.json:
         print(json.dumps(result.as_dict(), indent=1))
     else:
@@ -190,12 +187,7 @@ def _run_many(args: argparse.Namespace) -> int:
     finished: dict[str, Outcome] = {}
     for outcome in run_jobs(jobs, args.executor, parallel):
         if outcome.document is not None:
-            try:
-                write_json_atomic(result_path(results, outcome.key), outcome.document)
-            except OSError as error:
-                raise InputError(f"cannot write: {error.strerror}",
-                                 source=str(result_path(results, outcome.key)),
-                                 rule="FILE") from None
+            write_json(result_path(results, outcome.key), outcome.document)
         else:
             failed[outcome.key] = outcome.error or "failed"
         finished[outcome.key] = outcome

@@ -70,6 +70,9 @@ SECONDS_PER_CONFLICT = 7e-4
 SMALL_MODEL_FLOOR = 0.2
 #: Portfolio member ``i`` of seed ``s`` runs with CP-SAT seed ``PORTFOLIO_STRIDE * s + i``.
 PORTFOLIO_STRIDE = 1000
+#: CP-SAT's ``random_seed`` is a signed 32-bit integer: a run's seed is taken modulo this
+#: (unchanged below it, so every seed that worked before gives the same schedule).
+CPSAT_SEEDS = 2**31 - 1
 
 
 @dataclass(slots=True)
@@ -208,7 +211,7 @@ def _run(built: Built, seed: int, conflicts: int, wall: float,
     params = solver.parameters
     params.catch_sigint_signal = False
     params.num_workers = 1
-    params.random_seed = seed
+    params.random_seed = seed % CPSAT_SEEDS  # CP-SAT takes an int32; ours go to 2**63 - 1
     params.randomize_search = seed % PORTFOLIO_STRIDE != 0
     params.max_number_of_conflicts = conflicts
     params.max_time_in_seconds = max(wall, 0.001)
