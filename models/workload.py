@@ -41,7 +41,8 @@ __all__ = ["WORKLOAD_FORMAT", "WorkloadTask", "Workload", "example_names", "load
 WORKLOAD_FORMAT = "npu-workload/1"
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 #: Per kind, the parameters that :func:`scaled` multiplies (the row dimension).
-_SCALED = {"gemm": "M", "rmsnorm": "rows", "elementwise": "rows", "copy": "rows"}
+_SCALED = {"gemm": "M", "rmsnorm": "rows", "elementwise": "rows", "copy": "rows",
+           "relayout": "rows"}
 
 
 @dataclass(frozen=True, slots=True)

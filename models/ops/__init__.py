@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from models.ops import copy, elementwise, gemm, rmsnorm
+from models.ops import copy, elementwise, gemm, relayout, rmsnorm
 
 __all__ = ["KINDS"]
 
 #: Task kind -> operator module.
-KINDS: dict[str, ModuleType] = {m.KIND: m for m in (gemm, rmsnorm, elementwise, copy)}
+KINDS: dict[str, ModuleType] = {m.KIND: m for m in (gemm, rmsnorm, elementwise, copy,
+                                                    relayout)}
