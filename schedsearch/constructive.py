@@ -7,9 +7,11 @@ must never return an illegal schedule.
 How it works. Time only moves forward. At each decision time, ops whose predecessors
 have all started (so their earliest start is known) and that lie within a window of the
 op sequence are tried in priority order (longest path to a sink first, then sequence
-position). An op starts if some mode's lanes and budget draws fit now (the shortest such
-mode is taken) and every buffer it touches that is not yet allocated fits at a first-fit
-aligned address among the buffers alive now. An allocated buffer keeps its address until
+position; or sequence position alone; optionally ops that allocate nothing first, so
+that what already holds memory finishes before more is loaded). An op starts if some
+mode's lanes and budget draws fit now (the shortest such mode is taken) and every buffer
+it touches that is not yet allocated fits at a first-fit aligned address among the
+buffers alive now. An allocated buffer keeps its address until
 its last accessor ends; since no op starts earlier than the current time, checking the
 current occupancy is enough for the op's whole window.
 
@@ -51,7 +53,7 @@ from schedsearch.result import NoSchedule, SolveStatus
 from schedsearch.solution import Solution
 
 __all__ = ["construct", "construct_report", "Constructed", "exact_fallback", "safe_horizon",
-           "tails", "Stall", "LAST_RESORT_SECONDS"]
+           "tails", "Stall", "PassSpec", "problem_order", "LAST_RESORT_SECONDS"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +105,25 @@ def breadth_order(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]:
             missing[s] -= 1
             if not missing[s]:
                 heapq.heappush(heap, (head[s], -tail[s], s))
+    return order
+
+
+def problem_order(dag: Dag) -> list[int]:
+    """Ops in a topological order that keeps the problem's own op order where it can
+    (task by task, as the operator library emits them): the ready op of lowest index
+    first."""
+    missing = [len(p) for p in dag.preds]
+    heap = [v for v in range(dag.n_nodes) if not missing[v]]
+    heapq.heapify(heap)
+    order = []
+    while heap:
+        v = heapq.heappop(heap)
+        if v < dag.n_ops:
+            order.append(v)
+        for s, _ in dag.succs[v]:
+            missing[s] -= 1
+            if not missing[s]:
+                heapq.heappush(heap, s)
     return order
 
 
@@ -178,14 +199,16 @@ class _Pass:
     def __init__(self, inst: Instance, dag: Dag, order: Sequence[int], window: int,
                  reserve: bool, tail: Sequence[int],
                  allowed: Sequence[Sequence[int]] | None = None,
-                 two_ended: bool = False) -> None:
+                 two_ended: bool = False, in_sequence: bool = False,
+                 holders_first: bool = False) -> None:
         self.inst, self.dag, self.order = inst, dag, order
         self.window, self.reserve, self.two_ended = window, reserve, two_ended
+        self.holders_first = holders_first
         n = inst.n_ops
         self.pos = [0] * n
         for k, op in enumerate(order):
             self.pos[op] = k
-        self.key = [(-tail[i], self.pos[i]) for i in range(n)]
+        self.key = [(0 if in_sequence else -tail[i], self.pos[i]) for i in range(n)]
         self.consumers = [sorted(ops, key=self.pos.__getitem__) for ops in inst.buffer_ops]
         self.modes = [sorted(allowed[i] if allowed else range(len(inst.modes[i])),
                              key=lambda k, i=i: (inst.modes[i][k].duration, k))
@@ -400,8 +423,13 @@ class _Pass:
                 return None
             self._finish_until(now)
             self.dirty = False
+            if self.holders_first:  # ops that allocate nothing new go first
+                for _, op in list(self.eligible):
+                    if all(self.allocated[b] for b in self.inst.op_buffers[op]) and \
+                            self._try_start(op, now):
+                        done += 1
             for _, op in list(self.eligible):
-                if self._try_start(op, now):
+                if not self.started[op] and self._try_start(op, now):
                     done += 1
             self.eligible = [item for item in self.eligible if not self.started[item[1]]]
             self._advance_window()
@@ -432,13 +460,35 @@ class _Pass:
         return Stall(now, inst.op_names[op], "; ".join(parts) or "resources")
 
 
-#: The portfolio, in the order tried: (mode policy, sequence, window). Every pass the
-#: budget allows runs and the shortest legal schedule wins; measured on the bundled pair
-#: and triple at 130-8,000 ops, no single pass is best everywhere (a wide window suits
-#: the priced modes, a narrow one large problems, breadth order stalls on big ones).
-_PORTFOLIO = (("all", "breadth", 64), ("all", "depth", 64), ("priced", "breadth", 256),
-              ("priced", "depth", 1024), ("all", "breadth", 256), ("priced", "depth", 64),
-              ("all", "depth", 1024), ("priced", "depth", 4096))
+@dataclass(frozen=True, slots=True)
+class PassSpec:
+    """One pass of the portfolio: which modes (``all`` or ``priced``), which sequence
+    (``breadth``, ``depth`` or ``problem``: :func:`breadth_order`, :func:`depth_order`,
+    :func:`problem_order`), how far ops may run ahead of the oldest unstarted one
+    (``window``), whether eligible ops are tried in sequence order rather than longest
+    tail first (``in_sequence``), and whether ops that allocate nothing go first
+    (``holders_first``: finish what already holds memory before loading more)."""
+
+    policy: str
+    sequence: str
+    window: int
+    in_sequence: bool = False
+    holders_first: bool = False
+
+
+#: The portfolio, in the order tried. Every pass the budget allows runs and the shortest
+#: legal schedule wins; measured on the bundled pair and triple at 130-8,000 ops, and on
+#: the tight-memory problems of ``benchmarks/bench_memory.py``, no single pass is best
+#: everywhere. Where VTCM binds, the problem's own order with a narrow window comes first
+#: (it finishes a task's tiles before it loads many others': 1.04 of the bound on the
+#: tight pair where the longest-tail-first passes reach 1.75); a wide window suits the
+#: priced modes, a narrow one large problems; breadth order stalls on big ones.
+_PORTFOLIO = (PassSpec("all", "problem", 16), PassSpec("all", "breadth", 64),
+              PassSpec("all", "depth", 64), PassSpec("priced", "depth", 1024, True),
+              PassSpec("all", "problem", 1024), PassSpec("priced", "breadth", 256),
+              PassSpec("priced", "depth", 1024), PassSpec("all", "depth", 1024, True, True),
+              PassSpec("all", "breadth", 256), PassSpec("priced", "depth", 64),
+              PassSpec("all", "depth", 1024), PassSpec("priced", "depth", 4096))
 #: Up to this many buffers that one op allocates are tried in every order when the
 #: first order does not fit (5! = 120 orders at most).
 _PERMUTED_BUFFERS = 5
@@ -509,20 +559,21 @@ def construct_report(inst: Instance, dag: Dag, source: str = "<problem>",
     def sequence(policy: str, name: str) -> tuple[list[int], list[int]]:
         if (policy, name) not in cache:
             tail = tails(inst, dag, policies[policy])
-            order = breadth_order(inst, dag, tail) if name == "breadth" else \
-                depth_order(dag, tail)
+            order = (breadth_order(inst, dag, tail) if name == "breadth" else
+                     problem_order(dag) if name == "problem" else depth_order(dag, tail))
             cache[(policy, name)] = (order, tail)
         return cache[(policy, name)]
 
     best: Solution | None = None
     stall: Stall | None = None
-    for policy, name, window in _PORTFOLIO:
-        if policy not in policies:
+    for spec in _PORTFOLIO:
+        if spec.policy not in policies:
             continue
         if best is not None and budget is not None and budget.exhausted():
             break
-        order, tail = sequence(policy, name)
-        run = _Pass(inst, dag, order, window, True, tail, policies[policy])
+        order, tail = sequence(spec.policy, spec.sequence)
+        run = _Pass(inst, dag, order, spec.window, True, tail, policies[spec.policy],
+                    in_sequence=spec.in_sequence, holders_first=spec.holders_first)
         if best is None or budget is None:
             result = run.run()
         else:
