@@ -18,6 +18,7 @@ import sys
 import time
 from typing import Any
 
+from models.errors import InputError
 from models.formats import schedule_to_dict
 from models.workload import load_problem_input
 from schedsearch import interrupt
@@ -25,7 +26,7 @@ from schedsearch.api import SECONDARIES, Progress, SolveReport, solve_report
 from schedsearch.commands.options import add_search_options, add_target_option
 from schedsearch.hazards import GRANULARITIES
 from schedsearch.output import output_file, write_json
-from schedsearch.result import EXIT_CODES, NoSchedule, SolveStatus
+from schedsearch.result import EXIT_CODES, NoSchedule, SolveStatus, refusal
 
 
 def register(subparsers: Any) -> None:
@@ -71,8 +72,11 @@ def _summary(report: SolveReport) -> str:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()  # tiling and checking the input count in the limit
-    problem, target = load_problem_input(args.input, args.target)
     try:
+        try:
+            problem, target = load_problem_input(args.input, args.target)
+        except InputError as error:  # a problem that cannot fit is not unusable input
+            raise refusal(error) from None
         with interrupt.cooperating():
             report = solve_report(problem, target, time_limit=args.time_limit,
                                   seed=args.seed, workers=args.workers,

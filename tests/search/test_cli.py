@@ -34,7 +34,7 @@ def test_problem_file_without_a_target_is_exit_2_and_writes_nothing(tmp_path: Pa
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
-def test_infeasible_problem_is_exit_2_naming_the_buffer(tmp_path: Path, capsys) -> None:
+def test_infeasible_problem_is_exit_1_naming_the_buffer(tmp_path: Path, capsys) -> None:
     document = problem_to_dict(gemm_problem(tile=1 << 24))
     document["meta"] = {"target": "hexagon-v75"}
     for op in document["ops"].values():
@@ -46,9 +46,9 @@ def test_infeasible_problem_is_exit_2_naming_the_buffer(tmp_path: Path, capsys) 
     problem = tmp_path / "p.json"
     problem.write_text(json.dumps(document))
     out = tmp_path / "s.json"
-    assert main(["solve", str(problem), "-o", str(out)]) == 2
+    assert main(["solve", str(problem), "-o", str(out)]) == 1
     err = capsys.readouterr().err
-    assert "FIT" in err and "g." in err
+    assert "FIT" in err and "g." in err and "INFEASIBLE" in err
     assert not out.exists()
 
 
