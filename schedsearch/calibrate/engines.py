@@ -1,0 +1,237 @@
+"""One engine's roofline fitted to its rows: parameters, residual patterns, outliers.
+
+An engine's rows share one start-up latency and have one inverse rate per rate key
+(:mod:`schedsearch.calibrate.work`), so the design matrix is ``[1, work * [key == k]...]``
+and ``theta = (latency, 1 / rate_k ...)``. A rate's interval is its inverse rate's
+interval inverted (exact for a monotone map; an inverse rate whose interval reaches 0 has
+no upper rate bound).
+
+The residual pattern test: the residuals are grouped by each factor of the rows (a shape
+extent, the units, the dtype, the layout, the vector kind); numeric factors with many
+values go into quartile bins. A one-way ANOVA whose p-value is below
+``PATTERN_ALPHA / factors`` and whose level means spread by more than
+``PATTERN_PERCENT`` says the roofline misses a dependence: the engine is a poor fit, and
+the pattern is reported rather than averaged into one error figure.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from models.cost import VECTOR_PASSES, CostModel
+from schedsearch.calibrate.fit import LinearFit, robust_fit
+from schedsearch.calibrate.report import (
+    LevelResidual,
+    Outlier,
+    Parameter,
+    Pattern,
+    Status,
+)
+from schedsearch.calibrate.work import Engine, FitRow
+
+__all__ = ["EngineFit", "fit_engine", "model_figures", "passes_parameters", "parameter_count",
+           "PATTERN_ALPHA", "PATTERN_PERCENT"]
+
+PATTERN_ALPHA = 1e-3
+#: Level means must differ by at least this much (percent) to count as a pattern.
+PATTERN_PERCENT = 3.0
+_MAX_LEVELS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class EngineFit:
+    """An engine's fit. ``latency`` and ``rates`` are what the model predicts with (the
+    written figures where written, else the fitted ones)."""
+
+    engine: Engine
+    keys: tuple[str, ...]
+    fit: LinearFit
+    latency: float
+    rates: dict[str, float]
+    status: Status
+    parameters: list[Parameter]
+    patterns: list[Pattern]
+    outliers: list[Outlier]
+
+    def predict(self, row: FitRow) -> float:
+        return self.latency + row.work / self.rates[row.key]
+
+
+def parameter_count(rows: list[FitRow]) -> int:
+    """How many parameters with intervals the engines' fits will report for ``rows``."""
+    count = 0
+    for engine in Engine:
+        mine = [r for r in rows if r.engine is engine]
+        if mine:
+            count += 1 + len({r.key for r in mine})
+    vector = [key for key, _ in {(r.key, r.kind) for r in rows if r.engine is Engine.VECTOR}]
+    count += sum(1 for key in vector if vector.count(key) > 1)
+    return count
+
+
+def _design(rows: list[FitRow], keys: tuple) -> np.ndarray:
+    X = np.zeros((len(rows), 1 + len(keys)))
+    X[:, 0] = 1
+    index = {key: i for i, key in enumerate(keys, start=1)}
+    for i, row in enumerate(rows):
+        X[i, index[_column(row, keys)]] = row.work
+    return X
+
+
+def _column(row: FitRow, keys: tuple) -> object:
+    return (row.key, row.kind) if keys and isinstance(keys[0], tuple) else row.key
+
+
+def _rate_name(engine: Engine, key: str) -> str:
+    rate = {Engine.MATRIX: "macs_per_ns", Engine.VECTOR: "bytes_per_ns"}.get(engine)
+    if rate is None:
+        return f"costs.{engine.value}.bytes_per_ns[{key}]"
+    return f"costs.{engine.value}.{rate}" if not key else \
+        f"costs.{engine.value}.dtypes.{key}.{rate}"
+
+
+def model_figures(model: CostModel, engine: Engine, key: str) -> tuple[float, float | None]:
+    """The input target's latency and rate for ``key`` (None: the target has no rate)."""
+    if engine is Engine.MATRIX:
+        found = model.matrix.rate(key) if key else None
+        return model.matrix.latency_ns, (found.macs_per_ns if found else
+                                         None if key else model.matrix.macs_per_ns)
+    if engine is Engine.VECTOR:
+        return model.vector.latency_ns, (model.vector.rate(key) if key
+                                         else model.vector.bytes_per_ns)
+    transfer = model.load if engine is Engine.LOAD else model.store
+    return transfer.latency_ns, float(transfer.rates[int(key)])
+
+
+def _writable(model: CostModel, engine: Engine, key: str) -> bool:
+    """Whether the target has a place for this rate (a dtype it lists, a mode it has)."""
+    if engine in (Engine.LOAD, Engine.STORE) or not key:
+        return True
+    table = model.matrix.dtypes if engine is Engine.MATRIX else model.vector.dtypes
+    return table is not None and key in table
+
+
+def _written_rate(engine: Engine, rate: float) -> float:
+    """Transfer rates are integer budget draws; engine rates keep three decimals."""
+    if engine in (Engine.LOAD, Engine.STORE):
+        return float(max(1, round(rate)))
+    return max(round(rate, 3), 1e-3)
+
+
+def _inverse(low: float, high: float) -> tuple[float, float]:
+    return (1 / high if high > 0 else 0.0), (1 / low if low > 0 else math.inf)
+
+
+def _levels(values: list[int | str]) -> list[str]:
+    """Each value's level label: itself, or its quartile bin when numeric and many."""
+    distinct = sorted(set(values), key=str)
+    if len(distinct) <= _MAX_LEVELS or not all(isinstance(v, int) for v in values):
+        return [str(v) for v in values]
+    edges = np.unique(np.quantile(np.array(values, dtype=float), [0.25, 0.5, 0.75]))
+    bins = np.searchsorted(edges, np.array(values, dtype=float), side="right")
+    bounds = [-math.inf, *edges, math.inf]
+    return [f"{bounds[b]:g}..{bounds[b + 1]:g}" for b in bins]
+
+
+def _patterns(rows: list[FitRow], residuals: np.ndarray, keep: np.ndarray) -> list[Pattern]:
+    factors = sorted({name for row in rows for name in row.factors})
+    tests = []
+    for factor in factors:
+        picked = [i for i in np.flatnonzero(keep) if factor in rows[i].factors]
+        labels = _levels([rows[i].factors[factor] for i in picked])
+        groups: dict[str, list[float]] = {}
+        for i, label in zip(picked, labels, strict=True):
+            groups.setdefault(label, []).append(float(residuals[i]))
+        groups = {label: values for label, values in groups.items() if len(values) >= 2}
+        if len(groups) < 2:
+            continue
+        samples = list(groups.values())
+        spread = max(map(np.mean, samples)) - min(map(np.mean, samples))
+        if np.allclose(np.concatenate(samples), samples[0][0]):
+            continue
+        p_value = float(stats.f_oneway(*samples).pvalue)
+        tests.append((factor, p_value, spread, groups))
+    found = []
+    for factor, p_value, spread, groups in tests:
+        if p_value < PATTERN_ALPHA / len(tests) and 100 * math.expm1(spread) >= PATTERN_PERCENT:
+            levels = [LevelResidual(label, len(values), 100 * math.expm1(float(np.mean(values))))
+                      for label, values in sorted(groups.items(), key=lambda kv: _order(kv[0]))]
+            found.append(Pattern(factor, p_value, levels))
+    return found
+
+
+def _order(label: str) -> tuple[float, str]:
+    head = label.split("..")[0]
+    try:
+        return float(head), label
+    except ValueError:
+        return math.inf, label
+
+
+def fit_engine(engine: Engine, rows: list[FitRow], model: CostModel, level: float) -> EngineFit:
+    """Fit one engine's latency and rate(s) to its rows and test the residuals."""
+    keys = tuple(sorted({row.key for row in rows}))
+    fit = robust_fit(_design(rows, keys), np.array([r.duration for r in rows]), level)
+    prior_latency = model_figures(model, engine, keys[0])[0]
+    status = Status.FITTED if fit.determined else Status.UNDERDETERMINED
+    written = status is Status.FITTED
+    latency = float(max(1, round(fit.theta[0]))) if written else float(prior_latency)
+    parameters = [Parameter(f"costs.{engine.value}.latency_ns", float(fit.theta[0]),
+                            float(fit.low[0]), float(fit.high[0]),
+                            latency if written else None, float(prior_latency), len(rows))]
+    rates = {}
+    for i, key in enumerate(keys, start=1):
+        count = sum(row.key == key for row in rows)
+        prior = model_figures(model, engine, key)[1]
+        fitted = 1 / fit.theta[i] if fit.theta[i] > 0 else math.inf
+        low, high = _inverse(float(fit.low[i]), float(fit.high[i]))
+        ok = written and _writable(model, engine, key) and math.isfinite(fitted)
+        rates[key] = _written_rate(engine, fitted) if ok else (
+            fitted if written and math.isfinite(fitted) else prior or fitted)
+        parameters.append(Parameter(_rate_name(engine, key), fitted, low, high,
+                                    rates[key] if ok else None, prior, count))
+    outliers_at = fit.outliers()
+    keep = np.ones(len(rows), dtype=bool)
+    keep[outliers_at] = False
+    patterns = _patterns(rows, fit.residuals, keep) if written else []
+    if patterns:
+        status = Status.POOR_FIT
+    outliers = [Outlier(rows[i].origin, rows[i].kind, rows[i].duration,
+                        latency + rows[i].work / rates[rows[i].key],
+                        float(fit.residuals[i] / fit.sigma))
+                for i in outliers_at] if fit.sigma > 0 else []
+    return EngineFit(engine, keys, fit, latency, rates, status, parameters, patterns,
+                     outliers)
+
+
+def passes_parameters(rows: list[FitRow], shared: EngineFit, level: float) -> list[Parameter]:
+    """Vector passes per kind, relative to the engine's fitted rate: each kind gets its
+    own inverse rate, and ``passes = library passes * own / shared``. The interval adds
+    both relative half-widths (conservative when the two estimates are correlated, as
+    they are: they come from the same rows). Only for rate keys (dtypes) measured with
+    several kinds: one kind alone is its own reference."""
+    kinds = tuple(sorted({(row.key, row.kind) for row in rows}))
+    several = {key for key, _ in kinds if sum(k == key for k, _ in kinds) > 1}
+    if not several:
+        return []
+    fit = robust_fit(_design(rows, kinds), np.array([r.duration for r in rows]), level)
+    shared_theta = dict(zip(shared.keys, shared.fit.theta[1:], strict=True))
+    shared_half = dict(zip(shared.keys, (shared.fit.high[1:] - shared.fit.low[1:]) / 2,
+                           strict=True))
+    found = []
+    for i, (key, kind) in enumerate(kinds, start=1):
+        base = shared_theta[key]
+        own = fit.theta[i]
+        if key not in several or base <= 0 or own <= 0:
+            continue
+        passes = VECTOR_PASSES[kind] * own / base
+        relative = math.hypot((fit.high[i] - fit.low[i]) / 2 / own, shared_half[key] / base)
+        name = f"passes.{kind}" + (f"[{key}]" if key else "")
+        found.append(Parameter(name, passes, passes * (1 - relative), passes * (1 + relative),
+                               None, float(VECTOR_PASSES[kind]),
+                               sum(row.kind == kind and row.key == key for row in rows)))
+    return found

@@ -1,0 +1,183 @@
+"""Synthetic measurements drawn from a known parameter set with noise (for tests and docs).
+
+Nothing here is measured on a device. A *truth* is a target whose figures are set to a
+known parameter set (:data:`TRUTH_V75`: plausible figures that differ from the bundled
+assumptions, so that a calibration visibly moves them); rows get the truth's roofline
+duration times ``exp(N(0, noise))`` (relative jitter). A traced run keeps the schedule's
+start times; its transfers share a bus of a known bandwidth (max-min fair, as
+:mod:`schedsearch.calibrate.ddr` models it) and end when their bytes are through.
+
+``python -m schedsearch.calibrate.synthetic -o FILE.csv`` writes the bundled example
+``models/examples/measurements-v75.csv`` (seed 0), marked synthetic in its first lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import math
+import sys
+from dataclasses import replace
+
+import numpy as np
+
+from models.cost import VECTOR_PASSES, CostModel, cost_model
+from models.formats import Schedule, Target, target_from_dict, target_to_dict
+from models.targets import load_target
+from schedsearch.calibrate.calibration import set_figure
+from schedsearch.calibrate.ddr import fair_shares
+from schedsearch.calibrate.engines import model_figures
+from schedsearch.calibrate.measurements import MATMUL, MeasuredRun, Measurement
+from schedsearch.calibrate.work import Engine, FitRow, measurement_row, run_rows
+
+__all__ = ["TRUTH_V75", "TRUTH_BANDWIDTH", "truth_target", "synthetic_measurements",
+           "synthetic_run", "write_csv"]
+
+#: The known parameter set of the synthetic example on hexagon-v75 (names as the
+#: calibration report gives them).
+TRUTH_V75: dict[str, float] = {
+    "costs.matrix.latency_ns": 55, "costs.matrix.dtypes.f16.macs_per_ns": 1700,
+    "costs.matrix.dtypes.i8.macs_per_ns": 3100,
+    "costs.vector.latency_ns": 30, "costs.vector.dtypes.f16.bytes_per_ns": 100,
+    "costs.vector.dtypes.f32.bytes_per_ns": 90, "costs.vector.dtypes.i8.bytes_per_ns": 110,
+    "costs.load.latency_ns": 350, "costs.load.bytes_per_ns[0]": 33,
+    "costs.load.bytes_per_ns[1]": 17,
+    "costs.store.latency_ns": 420, "costs.store.bytes_per_ns[0]": 36,
+    "costs.store.bytes_per_ns[1]": 18,
+}
+#: The bus bandwidth of the synthetic traced runs (bytes per ns), below two full DMAs.
+TRUTH_BANDWIDTH = 45.0
+_EXTENTS = (32, 64, 96, 128, 256)
+_ROWS = (16, 32, 64, 128)
+_COLS = (256, 896, 2048, 4096)
+
+
+def truth_target(base: Target, truth: dict[str, float]) -> Target:
+    """``base`` with the figures of ``truth`` set (names as in the calibration report)."""
+    document = copy.deepcopy(target_to_dict(base))
+    for name, value in truth.items():
+        set_figure(document, name, value)
+    return target_from_dict(document, f"{base.name} (synthetic truth)")
+
+
+def _duration(row: FitRow, model: CostModel) -> float:
+    latency, rate = model_figures(model, row.engine, row.key)
+    assert rate is not None
+    return latency + row.work / rate
+
+
+def synthetic_measurements(truth: Target, *, seed: int, noise: float = 0.03,
+                           rows_per_kind: int = 40) -> list[Measurement]:
+    """Rows of every kind the truth's engines run, at random shapes from a fixed grid."""
+    model = cost_model(truth)
+    rng = np.random.default_rng(seed)
+    vector_kinds = ("rmsnorm", "silu", "gelu", "convert")
+    matrix_types = model.matrix.accepted() if model.matrix.dtypes else ("f16",)
+    vector_types = [t for t in (model.vector.accepted() if model.vector.dtypes else ("f16",))
+                    if t != "f32"]
+    found = []
+    for kind in (MATMUL, *vector_kinds, "load", "store"):
+        for _ in range(rows_per_kind):
+            units, mode = 1, 0
+            if kind == MATMUL:
+                dtype = str(rng.choice(matrix_types))
+                dims = tuple(int(rng.choice(_EXTENTS)) for _ in range(3))
+            else:
+                dims = (int(rng.choice(_ROWS)), int(rng.choice(_COLS)))
+                dtype = "f32" if kind == "convert" else str(rng.choice(vector_types))
+            if kind in VECTOR_PASSES:
+                units = int(rng.integers(1, model.vector.max_units + 1))
+            elif kind != MATMUL:
+                rates = (model.load if kind == "load" else model.store).rates
+                mode = int(rng.integers(0, len(rates)))
+                dtype = "f16"
+            placeholder = Measurement(kind, dtype, dims, units, mode, "", 1.0, "synthetic:0")
+            duration = _duration(measurement_row(placeholder, model), model)
+            found.append(replace(placeholder, duration=duration * math.exp(
+                rng.normal(0, noise)), origin=f"synthetic:{len(found)}"))
+    return found
+
+
+def _bus_ends(starts: list[float], nbytes: list[float], caps: list[float],
+              bandwidth: float) -> list[float]:
+    """When each stream (start, bytes, cap) ends on a max-min fair bus: an event loop."""
+    left = list(nbytes)
+    ends = [math.inf] * len(starts)
+    now = min(starts)
+    while any(math.isinf(e) for e in ends):
+        active = [i for i in range(len(starts)) if starts[i] <= now and math.isinf(ends[i])]
+        upcoming = [s for s in starts if s > now]
+        if not active:
+            now = min(upcoming)
+            continue
+        shares = fair_shares([caps[i] for i in active], bandwidth)
+        step = min([left[i] / share for i, share in zip(active, shares, strict=True)]
+                   + [s - now for s in upcoming])
+        for i, share in zip(active, shares, strict=True):
+            left[i] -= share * step
+            if left[i] <= 1e-9 * nbytes[i]:
+                ends[i] = now + step
+        now += step
+    return ends
+
+
+def synthetic_run(schedule: Schedule, truth: Target, *, bandwidth: float, seed: int,
+                  noise: float = 0.03) -> Schedule:
+    """A measured run of ``schedule`` on the truth, as a schedule with the measured times
+    (write it with :func:`schedsearch.trace.schedule_to_trace` to get a trace).
+
+    Every op starts when the schedule says; compute ops take their truth duration with
+    jitter; transfers stream after their latency on a shared bus of ``bandwidth``.
+    """
+    model = cost_model(truth)
+    rng = np.random.default_rng(seed)
+    planned = {name: (p.start, p.end) for name, p in schedule.ops.items()}
+    rows = run_rows(MeasuredRun(schedule, planned, "<schedule>"), model)
+    ends = {name: placement.start + _duration(rows[name], model)
+            * math.exp(rng.normal(0, noise)) if name in rows else placement.end
+            for name, placement in schedule.ops.items()}
+    transfers = [name for name, row in rows.items() if row.engine in (Engine.LOAD, Engine.STORE)]
+    figures = [model_figures(model, rows[n].engine, rows[n].key) for n in transfers]
+    starts = [schedule.ops[n].start + latency for n, (latency, _) in zip(transfers, figures,
+                                                                         strict=True)]
+    streamed = _bus_ends(starts, [rows[n].work * math.exp(rng.normal(0, noise))
+                                  for n in transfers],
+                         [float(rate or 1) for _, rate in figures], bandwidth)
+    ends.update(zip(transfers, streamed, strict=True))
+    ops = {name: replace(p, end=max(p.start + 1, round(ends[name])))
+           for name, p in schedule.ops.items()}
+    return replace(schedule, ops=ops, makespan=max(p.end for p in ops.values()))
+
+
+def write_csv(rows: list[Measurement], stream: object, header: str) -> None:
+    """Write measurement rows as the calibration CSV (``header`` as ``#`` comment lines)."""
+    write = stream.write  # type: ignore[attr-defined]
+    for line in header.splitlines():
+        write(f"# {line}\n")
+    write("kind,dtype,shape,units,mode,layout,duration\n")
+    for m in rows:
+        write(f"{m.kind},{m.dtype},{'x'.join(map(str, m.dims))},{m.units},{m.mode},"
+              f"{m.layout},{m.duration:.3f}\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-o", "--output", required=True, metavar="FILE.csv")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--noise", type=float, default=0.03)
+    args = parser.parse_args(argv)
+    truth = truth_target(load_target("hexagon-v75"), TRUTH_V75)
+    rows = synthetic_measurements(truth, seed=args.seed, noise=args.noise)
+    header = (f"SYNTHETIC: not measured on any device. Drawn by `python -m "
+              f"schedsearch.calibrate.synthetic -o {args.output} --seed {args.seed} "
+              f"--noise {args.noise}`\nfrom the known parameter set TRUTH_V75 "
+              f"(schedsearch/calibrate/synthetic.py) on hexagon-v75, with relative noise "
+              f"exp(N(0, {args.noise})).\nDurations in ns.")
+    with open(args.output, "w", encoding="utf-8") as stream:
+        write_csv(rows, stream, header)
+    print(f"wrote {args.output}: {len(rows)} synthetic rows", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
