@@ -8,10 +8,23 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from models.ops import copy, elementwise, gemm, relayout, rmsnorm
+from models.ops import (
+    attention,
+    binary,
+    cast,
+    copy,
+    elementwise,
+    gemm,
+    layernorm,
+    relayout,
+    rmsnorm,
+    softmax,
+    transpose,
+)
 
 __all__ = ["KINDS"]
 
 #: Task kind -> operator module.
 KINDS: dict[str, ModuleType] = {m.KIND: m for m in (gemm, rmsnorm, elementwise, copy,
-                                                    relayout)}
+                                                    relayout, softmax, layernorm, binary,
+                                                    cast, transpose, attention)}

@@ -17,7 +17,7 @@ from models.ops.rowwise import ROW_PARAMS, UNITS_PARAM, build_rowwise, row_candi
 __all__ = ["KIND", "PARAMS", "FUNCTIONS", "build", "candidates"]
 
 KIND = "elementwise"
-FUNCTIONS = ("silu", "gelu", "relu")
+FUNCTIONS = ("silu", "gelu", "relu", "sigmoid", "tanh")
 PARAMS = {
     **ROW_PARAMS,
     "units": UNITS_PARAM,
