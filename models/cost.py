@@ -50,8 +50,13 @@ __all__ = [
 
 #: Vector passes per element of each vector kernel: an assumption (an instruction count
 #: per element, which is a property of the kernel rather than of the hardware).
-#: rmsnorm: square, accumulate, scale by the reciprocal root, multiply by the weight.
-VECTOR_PASSES = {"rmsnorm": 4, "convert": 1, "copy": 1, "relu": 1, "silu": 6, "gelu": 8}
+#: rmsnorm: square, accumulate, scale by the reciprocal root, multiply by the weight;
+#: layernorm: the same plus the mean and the bias; softmax: max, subtract and exponential
+#: (the exponential counted as 4), sum, scale; a binary op streams two operands (2), a
+#: division takes a reciprocal as well (4); transpose: shuffles in and out of registers.
+VECTOR_PASSES = {"rmsnorm": 4, "layernorm": 6, "softmax": 8, "convert": 1, "copy": 1,
+                 "relu": 1, "silu": 6, "gelu": 8, "sigmoid": 5, "tanh": 6, "add": 2,
+                 "sub": 2, "mul": 2, "div": 4, "transpose": 2}
 
 
 @dataclass(frozen=True, slots=True)
