@@ -42,7 +42,8 @@ WORKLOAD_FORMAT = "npu-workload/1"
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 #: Per kind, the parameters that :func:`scaled` multiplies (the row dimension).
 _SCALED = {"gemm": "M", "rmsnorm": "rows", "elementwise": "rows", "copy": "rows",
-           "relayout": "rows"}
+           "relayout": "rows", "softmax": "rows", "layernorm": "rows", "binary": "rows",
+           "cast": "rows", "attention": "q_len"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +177,10 @@ def scaled(workload: Workload, factor: float) -> Workload:
         raise ValueError(f"factor must be a finite number above 0, got {factor!r}")
     tasks = []
     for task in workload.tasks:
-        key = _SCALED[task.kind]
+        key = _SCALED.get(task.kind)
+        if key is None:
+            raise InputError(f"task {task.name!r} ({task.kind}) has no row dimension to "
+                             f"scale", source=workload.source, rule="SCALE")
         params = {**task.params, key: max(1, round(task.params[key] * factor))}
         tasks.append(replace(task, params=params))
     return replace(workload, name=f"{workload.name}x{factor:g}", tasks=tuple(tasks))
