@@ -1,0 +1,146 @@
+"""The model against a measured run: per op, the makespan, and the measured critical path.
+
+A measured run (:class:`~schedsearch.calibrate.measurements.MeasuredRun`) is shifted so
+that its first op starts at 0, like the schedule. Each op's modelled duration is its
+chosen mode's duration; its measured one is its measured window.
+
+The measured critical path is the chain that ended last: from the op with the latest
+measured end, step to the predecessor that ended last, until an op has none. An op's
+predecessors are the ops before it in the queue of each unit it holds (by measured
+start), its ``after`` edges, and the writers of the buffer values it reads. The
+makespan difference splits exactly along that chain: ``measured makespan = sum of the
+chain's measured durations + the gaps between them`` (time the chain waited), so
+``path_excess`` (the chain's measured minus modelled durations) and ``path_gaps`` say how
+much of the difference the ops on the path explain and how much waiting does.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from models.formats import Schedule
+from schedsearch.calibrate.measurements import MeasuredRun
+from schedsearch.trace import op_mode, op_tracks
+
+__all__ = ["OpReplay", "Replay", "replay", "measured_schedule", "plot_replay"]
+
+
+@dataclass(frozen=True, slots=True)
+class OpReplay:
+    """One op: planned window, measured window (shifted to start at 0), durations."""
+
+    name: str
+    task: str
+    planned_start: int
+    planned_end: int
+    measured_start: float
+    measured_end: float
+    modelled: int
+    measured: float
+    on_critical_path: bool
+
+    @property
+    def difference(self) -> float:
+        return self.measured - self.modelled
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    schedule_makespan: int
+    measured_makespan: float
+    critical_path: list[str]
+    path_modelled: int
+    path_measured: float
+    path_gaps: float
+    ops: list[OpReplay]
+
+    @property
+    def difference(self) -> float:
+        return self.measured_makespan - self.schedule_makespan
+
+    @property
+    def path_excess(self) -> float:
+        """How much longer the chain's ops ran than modelled."""
+        return self.path_measured - self.path_modelled
+
+    def as_dict(self) -> dict[str, Any]:
+        document = asdict(self)
+        for entry, op in zip(document["ops"], self.ops, strict=True):
+            entry["difference"] = op.difference
+        document.update(difference=self.difference, path_excess=self.path_excess,
+                        path_share=(self.path_excess / self.difference
+                                    if self.difference else None))
+        return document
+
+
+def _predecessors(schedule: Schedule, windows: dict[str, tuple[float, float]]
+                  ) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {name: set() for name in schedule.ops}
+    queues: dict[str, list[str]] = {}
+    for name in schedule.ops:
+        for track in op_tracks(schedule, name):
+            queues.setdefault(track, []).append(name)
+    for track, names in queues.items():
+        if track == "no lane":
+            continue
+        names.sort(key=lambda n: (windows[n][0], windows[n][1], n))
+        for before, after in zip(names, names[1:], strict=False):
+            found[after].add(before)
+    for pred, succ in schedule.problem.after:
+        if pred in found and succ in found:
+            found[succ].add(pred)
+    writers = {(a.buffer, a.value): name for name, op in schedule.problem.ops.items()
+               for a in op.writes if a.buffer is not None}
+    for name in schedule.ops:
+        for access in schedule.problem.ops[name].reads:
+            writer = writers.get((access.buffer, access.value))
+            if access.buffer is not None and writer not in (None, name):
+                found[name].add(writer)
+    return found
+
+
+def replay(run: MeasuredRun) -> Replay:
+    """Set the measured run beside its schedule (see the module docstring)."""
+    schedule = run.schedule
+    origin = run.origin
+    windows = {name: (start - origin, end - origin) for name, (start, end) in run.windows.items()}
+    predecessors = _predecessors(schedule, windows)
+    last = max(windows, key=lambda n: (windows[n][1], n))
+    path = [last]
+    while True:
+        preds = [p for p in predecessors[path[-1]] if p not in path]
+        if not preds:
+            break
+        path.append(max(preds, key=lambda n: (windows[n][1], n)))
+    path.reverse()
+    chain = set(path)
+    modes = {name: op_mode(schedule, name) for name in schedule.ops}
+    modelled = {name: mode.duration if mode else 0 for name, mode in modes.items()}
+    ops = [OpReplay(name, schedule.problem.ops[name].task, p.start, p.end, windows[name][0],
+                    windows[name][1], modelled[name], windows[name][1] - windows[name][0],
+                    name in chain)
+           for name, p in sorted(schedule.ops.items(), key=lambda kv: (kv[1].start, kv[0]))]
+    measured = run.makespan
+    path_measured = sum(windows[n][1] - windows[n][0] for n in path)
+    return Replay(schedule.makespan, measured, path, sum(modelled[n] for n in path),
+                  path_measured, measured - path_measured, ops)
+
+
+def measured_schedule(run: MeasuredRun) -> Schedule:
+    """The measured run as a schedule (times rounded to ticks, shifted to start at 0;
+    no buffers), for drawing beside the planned one."""
+    origin = run.origin
+    ops = {name: replace(p, start=round(run.windows[name][0] - origin),
+                         end=round(run.windows[name][1] - origin))
+           for name, p in run.schedule.ops.items()}
+    return replace(run.schedule, ops=ops, buffers={},
+                   makespan=max(p.end for p in ops.values()))
+
+
+def plot_replay(run: MeasuredRun, path: str | os.PathLike[str]) -> None:
+    """Both timelines, the schedule above the measured run, on one time axis."""
+    from schedsearch.plot import plot_paths
+
+    plot_paths([("schedule", run.schedule), ("measured", measured_schedule(run))], path)
