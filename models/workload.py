@@ -39,6 +39,10 @@ __all__ = ["WORKLOAD_FORMAT", "WorkloadTask", "Workload", "example_names", "load
            "workload_from_dict", "tile", "scaled", "load_problem_input"]
 
 WORKLOAD_FORMAT = "npu-workload/1"
+#: Workloads that would tile into more ops than this are refused before tiling (rule SIZE;
+#: ``--max-ops`` raises it). At this size tiling takes seconds and the search has room
+#: to work within a minute; the checker is measured up to 100,488 ops.
+MAX_OPS = 100_000
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 #: Per kind, the parameters that :func:`scaled` multiplies (the row dimension).
 _SCALED = {"gemm": "M", "rmsnorm": "rows", "elementwise": "rows", "copy": "rows",
@@ -145,12 +149,26 @@ def load_workload(name_or_path: str) -> Workload:
     return workload_from_dict(load_json_file(path), name_or_path)
 
 
-def tile(workload: Workload, target: Target) -> Problem:
+def op_count(workload: Workload, target: Target) -> int:
+    """How many ops :func:`tile` would make, from each kind's ``op_count`` (no tiling)."""
+    model = cost_model(target)
+    return sum(KINDS[task.kind].op_count(task.params, model) for task in workload.tasks)
+
+
+def tile(workload: Workload, target: Target, max_ops: int = MAX_OPS) -> Problem:
     """Tile every task into ops on ``target``; the problem's ``meta.target`` names it.
 
     A problem that cannot run on the target (a block larger than its memory, say) is an
-    InputError naming the workload file and the task (``$.tasks[i]``).
+    InputError naming the workload file and the task (``$.tasks[i]``). One that would
+    have more than ``max_ops`` ops is refused before tiling (rule SIZE), since tiling,
+    bounding and searching it would take minutes and gigabytes.
     """
+    count = op_count(workload, target)
+    if count > max_ops:
+        raise InputError(f"tiles into {count:,} ops on {target.name}, more than the limit of "
+                         f"{max_ops:,}: use larger blocks (gemm bm/bn/bk, block_rows) or "
+                         f"raise the limit with --max-ops", source=workload.source,
+                         rule="SIZE")
     model = cost_model(target)
     builder = ProblemBuilder(target, model, workload.source)
     paths = {}
@@ -193,25 +211,37 @@ def _json_document(path: str) -> Any:
     return load_json_file(path)
 
 
-def load_problem_input(path_or_name: str, target_option: str | None) -> tuple[Problem, Target]:
+def load_problem_input(path_or_name: str, target_option: str | None,
+                       max_ops: int = MAX_OPS) -> tuple[Problem, Target]:
     """A problem and its target from a workload (file or example name) or a problem file.
 
     The target is ``target_option`` if given, else the workload's target or the problem's
-    ``meta.target``; a problem file without either is an InputError. The problem is
-    checked against the target (:func:`models.validate.validate_problem`).
+    ``meta.target``; a problem file without either is an InputError. A problem file's
+    durations hold only for the target it was costed for: naming another one is an
+    InputError (rule TARGET) that says how to get a problem for it. The problem is
+    checked against the target (:func:`models.validate.validate_problem`); a workload
+    that would tile into more than ``max_ops`` ops is refused (see :func:`tile`).
     """
     document = _json_document(path_or_name)
     if not (isinstance(document, dict) and document.get("format") == PROBLEM_FORMAT):
         workload = (load_workload(path_or_name) if document is None
                     else workload_from_dict(document, path_or_name))
         target = load_target(target_option or workload.target)
-        return tile(workload, target), target
+        return tile(workload, target, max_ops), target
     meta = document.get("meta")
-    name = target_option or (meta.get("target") if isinstance(meta, dict) else None)
+    costed_for = meta.get("target") if isinstance(meta, dict) else None
+    name = target_option or costed_for
     if not isinstance(name, str) or not name:
         raise InputError("no target: give --target, or set meta.target in the problem",
                          source=path_or_name, path="$.meta", rule="TARGET")
     target = load_target(name)
+    if isinstance(costed_for, str) and costed_for and target.name != costed_for:
+        workload = meta.get("workload") if isinstance(meta, dict) else None
+        raise InputError(
+            f"this problem was costed for {costed_for!r} (its durations and sizes hold "
+            f"there only), not for {target.name!r}: tile or solve the workload"
+            f"{f' {workload!r}' if isinstance(workload, str) else ''} with --target "
+            f"{name} instead", source=path_or_name, path="$.meta.target", rule="TARGET")
     problem = problem_from_dict(document, path_or_name, target)
     validate_problem(problem, target, path_or_name)
     return problem, target

@@ -1,7 +1,10 @@
 """The operator library: each module tiles one kind of task into problem ops.
 
-Every module has ``KIND``, ``PARAMS`` (a dict of :class:`~models.ops.params.Param`) and
-``build(builder, task_name, params)``; :data:`KINDS` maps a kind to its module.
+Every module has ``KIND``, ``PARAMS`` (a dict of :class:`~models.ops.params.Param`),
+``build(builder, task_name, params)`` and ``op_count(params, model) -> int``: how many
+ops ``build`` would add, computed from the parameters alone (no tiling), so that a
+workload too large to tile is refused before any memory is spent on it
+(:data:`models.workload.MAX_OPS`). :data:`KINDS` maps a kind to its module.
 """
 
 from __future__ import annotations

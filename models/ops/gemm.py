@@ -58,7 +58,7 @@ from models.ops.checks import require_matrix_dtype, require_vector_dtype
 from models.ops.params import Param
 
 __all__ = ["KIND", "PARAMS", "ORDERS", "BLOCKS", "Operand", "build", "candidates",
-           "accumulate", "convert_and_store"]
+           "accumulate", "convert_and_store", "op_count"]
 
 KIND = "gemm"
 ORDERS = ("mnk", "nmk", "kmn")
@@ -244,3 +244,17 @@ def build(b: ProblemBuilder, name: str, p: dict[str, object]) -> None:
     for stream in streams.values():
         for pred, succ in depth_edges(stream, int(p["depth"])):
             b.edge(pred, succ)
+
+
+def op_count(p: dict[str, object], model: CostModel) -> int:
+    """The ops :func:`build` adds, from the block counts alone: per batch and output block
+    a matrix op per K block, a convert and a store; the loads that ``order`` shares (see
+    the module docstring)."""
+    tile = model.matrix.tile
+    nm, nn, nk = (-(-int(p[dim]) // round_up(int(p[block]), tile))
+                  for dim, block in (("M", "bm"), ("N", "bn"), ("K", "bk")))
+    batch, order = int(p["batch"]), str(p["order"])
+    b_count = 1 if batch > 1 and not int(p["b_batch"]) else batch
+    a_loads = batch * nm * nk * (nn if order == "nmk" else 1)
+    b_loads = batch * nm * nk * nn if order == "mnk" else b_count * nk * nn
+    return batch * nm * nn * (nk + 2) + a_loads + b_loads

@@ -24,9 +24,9 @@ from models.formats import Access, Task
 from models.layouts import RELAYOUT_KIND, Layout, layout_costs, strided_modes
 from models.ops.builder import ProblemBuilder, box_tag, split, value_access
 from models.ops.params import Param
-from models.ops.rowwise import ROW_BLOCKS
+from models.ops.rowwise import ROW_BLOCKS, row_op_count
 
-__all__ = ["KIND", "PARAMS", "ENGINES", "build", "candidates"]
+__all__ = ["KIND", "PARAMS", "ENGINES", "build", "candidates", "op_count"]
 
 KIND = RELAYOUT_KIND
 ENGINES = ("dma", "vector")
@@ -86,3 +86,9 @@ def candidates(p: dict[str, Any], model: CostModel) -> dict[str, tuple[Any, ...]
     rows = int(p["rows"])
     return {"engine": ENGINES,
             "block_rows": tuple(sorted({min(size, rows) for size in ROW_BLOCKS}))}
+
+
+def op_count(p: dict[str, Any], model: CostModel) -> int:
+    """Per block a load and a store, and a vector pass between them unless the DMA
+    engine converts on the way in."""
+    return row_op_count(p, per_block=2 if p["engine"] == "dma" else 3)

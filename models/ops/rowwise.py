@@ -30,7 +30,7 @@ from models.ops.checks import require_vector_dtype
 from models.ops.params import Param
 
 __all__ = ["ROW_PARAMS", "UNITS_PARAM", "ROW_BLOCKS", "Resident", "Beside", "build_rowwise",
-           "row_candidates"]
+           "row_candidates", "row_op_count"]
 
 #: Parameters every row-wise operator takes.
 ROW_PARAMS = {
@@ -167,3 +167,10 @@ def build_rowwise(b: ProblemBuilder, name: str, kind: str, p: dict[str, Any], *,
         stream.extend((op, first_use or store) for op in loads)
     for pred, succ in depth_edges(stream, int(p["depth"])):
         b.edge(pred, succ)
+
+
+def row_op_count(p: dict[str, Any], *, per_block: int, once: int = 0) -> int:
+    """Ops of a row-wise task: ``per_block`` per block of ``block_rows`` rows (a load, a
+    store, a compute op, a per-block side load), plus ``once`` (resident loads)."""
+    blocks = -(-int(p["rows"]) // int(p["block_rows"]))
+    return per_block * blocks + once

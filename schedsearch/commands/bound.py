@@ -7,7 +7,7 @@ import json
 
 from models.bounds import lower_bound
 from models.workload import load_problem_input
-from schedsearch.commands.options import add_target_option
+from schedsearch.commands.options import add_size_option, add_target_option
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,11 +20,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="npu-problem/1 file, workload file or example name")
     add_target_option(parser, default_from="the problem's meta.target or the workload's")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    add_size_option(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    problem, target = load_problem_input(args.problem, args.target)
+    problem, target = load_problem_input(args.problem, args.target, args.max_ops)
     bound = lower_bound(problem, target)
     if args.json:
         print(json.dumps({"problem": problem.name, "target": target.name,

@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from models.workload import load_problem_input
-from schedsearch.commands.options import add_search_options, add_target_option
+from schedsearch.commands.options import add_search_options, add_size_option, add_target_option
 from schedsearch.output import image_file, output_dir
 from schedsearch.paths import Comparison, SolveOptions, compare
 from schedsearch.plans import make_plan, write_plan
@@ -38,11 +38,12 @@ def register(subparsers: Any) -> None:
                         help="draw the four schedules on one time axis")
     parser.add_argument("--save-plan", metavar="DIR", type=output_dir,
                         help="write a plan file (npu-plan/1) for `schedsearch select`")
+    add_size_option(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    problem, target = load_problem_input(args.workload, args.target)
+    problem, target = load_problem_input(args.workload, args.target, args.max_ops)
     options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers)
     comparison = compare(problem, target, options=options)
     figures = comparison.as_dict()

@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import math
 
+from models.workload import MAX_OPS
+
 __all__ = ["add_target_option", "add_search_options", "positive_number", "at_least_one",
-           "seed_number", "MAX_SEED"]
+           "seed_number", "MAX_SEED", "add_size_option"]
 
 
 def positive_number(text: str) -> float:
@@ -55,6 +57,14 @@ def seed_number(text: str) -> int:
 def add_target_option(parser: argparse.ArgumentParser, default_from: str) -> None:
     parser.add_argument("--target", metavar="NAME|FILE",
                         help=f"target name or npu-target/1 file (default: {default_from})")
+
+
+def add_size_option(parser: argparse.ArgumentParser) -> None:
+    """``--max-ops N``: the largest problem a workload may tile into (see
+    :data:`models.workload.MAX_OPS`)."""
+    parser.add_argument("--max-ops", type=at_least_one, default=MAX_OPS, metavar="N",
+                        help=f"refuse a workload that would tile into more than N ops, "
+                             f"before tiling it (default {MAX_OPS:,})")
 
 
 def add_search_options(parser: argparse.ArgumentParser, *, time_limit: float,

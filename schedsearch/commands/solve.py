@@ -23,7 +23,7 @@ from models.formats import schedule_to_dict
 from models.workload import load_problem_input
 from schedsearch import interrupt
 from schedsearch.api import SECONDARIES, Progress, SolveReport, solve_report
-from schedsearch.commands.options import add_search_options, add_target_option
+from schedsearch.commands.options import add_search_options, add_size_option, add_target_option
 from schedsearch.hazards import GRANULARITIES
 from schedsearch.output import output_file, write_json
 from schedsearch.result import EXIT_CODES, NoSchedule, SolveStatus, refusal
@@ -48,6 +48,7 @@ def register(subparsers: Any) -> None:
                         help="after the makespan, also minimise this (peak-memory)")
     parser.add_argument("--verify", action="store_true",
                         help="check the result with schedcheck's verifier; exit 1 if illegal")
+    add_size_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()  # tiling and checking the input count in the limit
     try:
         try:
-            problem, target = load_problem_input(args.input, args.target)
+            problem, target = load_problem_input(args.input, args.target, args.max_ops)
         except InputError as error:  # a problem that cannot fit is not unusable input
             raise refusal(error) from None
         with interrupt.cooperating():

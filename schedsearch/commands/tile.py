@@ -8,7 +8,7 @@ import json
 from models.formats import problem_to_dict
 from models.targets import load_target
 from models.workload import load_workload, scaled, tile
-from schedsearch.commands.options import add_target_option, positive_number
+from schedsearch.commands.options import add_size_option, add_target_option, positive_number
 from schedsearch.output import STDOUT, output_file, write_json
 
 
@@ -23,6 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_target_option(parser, default_from="the workload's")
     parser.add_argument("--scale", metavar="FACTOR", type=positive_number,
                         help="multiply each task's row dimension (gemm M, else rows)")
+    add_size_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     if args.scale is not None:
         workload = scaled(workload, args.scale)
     target = load_target(args.target or workload.target)
-    problem = tile(workload, target)
+    problem = tile(workload, target, args.max_ops)
     document = problem_to_dict(problem)
     if args.output is None or args.output == STDOUT:
         print(json.dumps(document, indent=1))
