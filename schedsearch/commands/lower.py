@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 
 from models.errors import InputError
-from models.formats import read_schedule, write_json_atomic
+from models.formats import read_schedule
+from schedsearch import output
 from schedsearch.program import lower_report, program_to_dict
 
 
@@ -23,6 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("schedule", metavar="SCHEDULE",
                         help="an npu-schedule/1 file ('-' reads standard input)")
     parser.add_argument("-o", "--output", required=True, metavar="PROGRAM.json",
+                        type=output.output_file,
                         help="where to write the program (whole or not at all)")
     parser.set_defaults(handler=run)
 
@@ -33,11 +35,7 @@ def run(args: argparse.Namespace) -> int:
         report = lower_report(schedule)
     except InputError as error:
         raise error.with_source(args.schedule) from None
-    try:
-        write_json_atomic(args.output, program_to_dict(report.program))
-    except OSError as error:
-        raise InputError(f"cannot write: {error.strerror}", source=args.output,
-                         rule="FILE") from None
+    output.write_json(args.output, program_to_dict(report.program))
     print(f"needed orders: {report.needed} ({report.implied_by_queues} implied by queues)")
     print(f"waits: {report.waits_before} before reduction, {report.waits_after} after")
     print(f"waits per op: {report.waits_per_op:.3f} ({len(schedule.ops)} ops, "

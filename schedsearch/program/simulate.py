@@ -1,0 +1,218 @@
+"""Discrete-event runs of a plan under noisy durations, many runs at once in NumPy.
+
+A :class:`Plan` is what a runtime policy makes of a program (:mod:`.policies`): nodes
+(the ops, plus zero-length barrier or launch nodes), orders between them with a delay
+(an event's or a barrier's cost), and, for a dynamic runtime, lane demands that any free
+unit may serve. A run:
+
+- a node becomes *ready* at ``max(its release, end of each predecessor + the order's
+  delay)`` once every predecessor has ended;
+- a static plan starts a ready node at once (its queue predecessor, which held the unit,
+  is among its orders); a dynamic plan starts ready nodes in priority order while their
+  lane kinds have free units (a ready node that does not fit holds back lower-priority
+  nodes of the kinds it asks for: no backfilling);
+- a node's *work* is its modelled duration times a noise factor; budget draws share the
+  bus fluidly, as :mod:`schedsearch.contention` models it: at each instant every running
+  node progresses at ``min(1, min over its budgets of capacity / total draw)``
+  (:func:`fluid_rates`, the same formula vectorised over runs);
+- the makespan is the last end.
+
+Noise: a node of lane kind ``k`` lasts ``duration * exp(sigma_k z - sigma_k^2 / 2)`` with
+``z`` standard normal and ``sigma_k^2 = ln(1 + cv_k^2)``: lognormal with the modelled
+duration as its mean and coefficient of variation ``cv_k`` (:class:`Jitter`). The ``z``
+are drawn per op name, so plans of the same problem run under the same noise.
+
+All runs advance in lockstep: each step moves every unfinished run to its own next event
+(a completion or a release), so a step costs a few array operations over runs x nodes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from models.errors import InputError
+
+__all__ = ["Jitter", "Plan", "Runs", "fluid_rates", "noise", "run_plan"]
+
+#: Work below this share of a node's work counts as done (float rates).
+_EPSILON = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class Jitter:
+    """Coefficient of variation per lane kind; ``default`` for kinds not named."""
+
+    default: float = 0.0
+    by_kind: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, spec: str) -> Jitter:
+        """``"0.1"``, ``"HMX=0.1,DMA=0.3"`` or ``"0.1,DMA=0.3"`` (a bare number is the
+        default for every kind); :class:`InputError` (rule OPTION) otherwise."""
+        default = 0.0
+        by_kind: dict[str, float] = {}
+        for item in spec.split(","):
+            kind, _, text = item.strip().rpartition("=")
+            try:
+                value = float(text)
+            except ValueError:
+                value = math.nan
+            if not math.isfinite(value) or value < 0 or (kind == "" and "=" in item):
+                raise InputError(f"{item.strip()!r} is not CV or KIND=CV with CV >= 0",
+                                 source="--jitter", rule="OPTION")
+            if kind:
+                by_kind[kind] = value
+            else:
+                default = value
+        return cls(default, by_kind)
+
+    def cv(self, kind: str | None) -> float:
+        return self.by_kind.get(kind, self.default) if kind is not None else self.default
+
+    def __str__(self) -> str:
+        parts = [f"{self.default:g}"] + [f"{k}={v:g}" for k, v in sorted(self.by_kind.items())]
+        return ",".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Nodes and orders a policy runs. ``names[:ops]`` are ops; the rest are virtual."""
+
+    names: list[str]
+    ops: int
+    duration: np.ndarray        # (n,) modelled ticks
+    kind: list[str | None]      # lane kind of each node, for the noise
+    release: np.ndarray         # (n,) earliest start (a launch)
+    src: np.ndarray             # orders: src -> dst after delay
+    dst: np.ndarray
+    delay: np.ndarray
+    draws: np.ndarray           # (n, budgets)
+    capacity: np.ndarray        # (budgets,)
+    lanes: list[str]            # lane kinds
+    units: np.ndarray           # (n, kinds) units each node holds
+    unit_counts: np.ndarray     # (kinds,)
+    dynamic: bool = False
+    priority: np.ndarray | None = None  # (n,) lower first, dynamic plans only
+
+
+@dataclass(frozen=True, slots=True)
+class Runs:
+    """Start and end of every node in every run (runs x nodes)."""
+
+    plan: Plan
+    start: np.ndarray
+    end: np.ndarray
+
+    @property
+    def makespan(self) -> np.ndarray:
+        return self.end.max(axis=1, initial=0.0)
+
+
+def noise(names: list[str], runs: int, seed: int) -> dict[str, np.ndarray]:
+    """A standard normal draw per run for each op name, fixed by ``seed`` and the names
+    (sorted), so every plan of a problem sees the same draws."""
+    rng = np.random.default_rng(seed)
+    ordered = sorted(names)
+    z = rng.standard_normal((runs, len(ordered)))
+    return {name: z[:, i] for i, name in enumerate(ordered)}
+
+
+def _work(plan: Plan, z: dict[str, np.ndarray], runs: int, jitter: Jitter) -> np.ndarray:
+    work = np.broadcast_to(plan.duration.astype(float), (runs, len(plan.names))).copy()
+    for i in range(plan.ops):
+        sigma2 = math.log1p(jitter.cv(plan.kind[i]) ** 2)
+        if sigma2 > 0 and plan.names[i] in z:
+            work[:, i] *= np.exp(math.sqrt(sigma2) * z[plan.names[i]] - sigma2 / 2)
+    return work
+
+
+def fluid_rates(running: np.ndarray, draws: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """Progress rate of each running node (runs x nodes): ``min(1, capacity / total
+    draw)`` over the budgets it draws from; 1 for a node that draws nothing."""
+    rate = np.ones(running.shape)
+    if not draws.size:
+        return rate
+    total = running.astype(float) @ draws
+    factor = np.minimum(1.0, capacity / np.maximum(total, 1e-300))
+    for b in range(draws.shape[1]):
+        users = draws[:, b] > 0
+        if users.any():
+            rate[:, users] = np.minimum(rate[:, users], factor[:, b:b + 1])
+    return rate
+
+
+def run_plan(plan: Plan, z: dict[str, np.ndarray], runs: int, jitter: Jitter) -> Runs:
+    """Run ``plan`` ``runs`` times under ``jitter`` with the normal draws ``z``."""
+    n = len(plan.names)
+    work = _work(plan, z, runs, jitter)
+    order = np.argsort(plan.src, kind="stable")
+    out_ptr = np.searchsorted(plan.src[order], np.arange(n + 1))
+    out_dst, out_delay = plan.dst[order], plan.delay[order]
+    missing = np.broadcast_to(np.bincount(plan.dst, minlength=n), (runs, n)).copy()
+    ready_at = np.broadcast_to(plan.release.astype(float), (runs, n)).copy()
+    state = np.where(missing == 0, 1, 0).astype(np.int8)  # 0 blocked 1 ready 2 running 3 done
+    left = np.zeros((runs, n))
+    start = np.full((runs, n), np.nan)
+    end = np.full((runs, n), np.nan)
+    now = np.zeros(runs)
+    free = np.broadcast_to(plan.unit_counts, (runs, len(plan.lanes))).astype(np.int64).copy()
+    rank = np.argsort(plan.priority, kind="stable") if plan.dynamic else None
+    live = np.ones(runs, dtype=bool)
+    while live.any():
+        startable = (state == 1) & (ready_at <= now[:, None] + _EPSILON)
+        if plan.dynamic and startable.any():
+            startable = _fit(startable, plan.units, free, rank)
+            free -= startable.astype(np.int64) @ plan.units
+        state[startable] = 2
+        start[startable] = np.broadcast_to(now[:, None], (runs, n))[startable]
+        left[startable] = work[startable]
+        running = state == 2
+        rate = fluid_rates(running, plan.draws, plan.capacity)
+        finish = np.where(running, left / np.where(running, rate, 1.0), np.inf)
+        wake = np.where((state == 1) & (ready_at > now[:, None] + _EPSILON), ready_at, np.inf)
+        step = np.minimum(finish.min(axis=1, initial=np.inf),
+                          wake.min(axis=1, initial=np.inf) - now)
+        live = np.isfinite(step)
+        step = np.where(np.isfinite(step), np.maximum(step, 0.0), 0.0)
+        left = np.where(running, left - rate * step[:, None], left)
+        now = now + step
+        done = running & (left <= _EPSILON * (1.0 + work))
+        if not done.any():
+            continue
+        state[done] = 3
+        end[done] = np.broadcast_to(now[:, None], (runs, n))[done]
+        if plan.dynamic:
+            free += done.astype(np.int64) @ plan.units
+        rr, ii = np.nonzero(done)
+        counts = out_ptr[ii + 1] - out_ptr[ii]
+        if counts.sum():
+            edges = np.repeat(out_ptr[ii] - np.cumsum(counts) + counts, counts) + \
+                np.arange(counts.sum())
+            r = np.repeat(rr, counts)
+            d = out_dst[edges]
+            np.subtract.at(missing, (r, d), 1)
+            np.maximum.at(ready_at, (r, d), now[r] + out_delay[edges])
+            state[(state == 0) & (missing == 0)] = 1
+    return Runs(plan, start, end)
+
+
+def _fit(startable: np.ndarray, units: np.ndarray, free: np.ndarray,
+         rank: np.ndarray) -> np.ndarray:
+    """Startable nodes in priority order while each lane kind they ask for has room
+    (only the columns startable in some run are looked at)."""
+    cols = rank[startable[:, rank].any(axis=0)]
+    ordered = startable[:, cols]
+    need = units[cols]
+    fits = ordered.copy()
+    for k in np.flatnonzero(need.any(axis=0)).tolist():
+        fits &= need[:, k] <= free[:, k:k + 1]
+    ok = fits.copy()
+    for k in np.flatnonzero(need.any(axis=0)).tolist():
+        used = np.cumsum(fits * need[:, k], axis=1)
+        ok &= (need[:, k] == 0) | (used <= free[:, k:k + 1])
+    chosen = np.zeros_like(startable)
+    chosen[:, cols] = ok
+    return chosen
