@@ -20,7 +20,7 @@ from schedsearch import interrupt
 
 #: Subcommand modules under schedsearch.commands, in the order ``--help`` lists them.
 COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", "trace", "plot",
-            "compare", "select", "tune", "whatif", "lower", "calibrate", "replay")
+            "compare", "select", "tune", "whatif", "lower", "simulate", "calibrate", "replay")
 
 
 class _Parser(argparse.ArgumentParser):
