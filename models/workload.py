@@ -40,9 +40,10 @@ __all__ = ["WORKLOAD_FORMAT", "WorkloadTask", "Workload", "example_names", "load
 
 WORKLOAD_FORMAT = "npu-workload/1"
 #: Workloads that would tile into more ops than this are refused before tiling (rule SIZE;
-#: ``--max-ops`` raises it). At this size tiling takes seconds and the search has room
-#: to work within a minute; the checker is measured up to 100,488 ops.
-MAX_OPS = 100_000
+#: ``--max-ops`` raises it). The search is measured up to 8,000 ops (docs/search.md); at
+#: 35,000 ops tiling took 5 s and the lower bound 13 s on a loaded 2-core machine, time
+#: no search limit can cut, so the default stops well before that.
+MAX_OPS = 20_000
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 #: Per kind, the parameters that :func:`scaled` multiplies (the row dimension).
 _SCALED = {"gemm": "M", "rmsnorm": "rows", "elementwise": "rows", "copy": "rows",
