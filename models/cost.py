@@ -14,7 +14,7 @@ that the operator library never mentions ``HMX`` or ``CUBE`` itself::
               "load":   {"lane", "latency_ns", "bytes_per_ns": [rate, ...]},
               "store":  {"lane", "latency_ns", "bytes_per_ns": [rate, ...]},
               "ddr_budget": "<budget name>",
-              "overheads": {"launch_ns", "event_ns", "barrier_ns"}}
+              "overheads": {"launch_ns", "event_ns", "barrier_ns", "dispatch_ns"}}
 
 Per element type (``dtypes``): the keys of an engine's ``dtypes`` are the element types
 it accepts (names from :data:`models.dtypes.DTYPE_BYTES`); each entry may override the
@@ -125,11 +125,14 @@ class TransferEngine:
 
 @dataclass(frozen=True, slots=True)
 class Overheads:
-    """Fixed costs the baselines pay: a kernel launch, a synchronisation event, a barrier."""
+    """Fixed costs the baselines pay: a kernel launch, a synchronisation event, a barrier,
+    and a dynamic runtime's dispatch of one ready op (``dispatch_ns``; a target that does
+    not state it is read with ``event_ns``: a dispatch resolves at least one event)."""
 
     launch_ns: int
     event_ns: int
     barrier_ns: int
+    dispatch_ns: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +232,7 @@ def cost_model(target: Target) -> CostModel:
         vector_ddr = r.number(v, "ddr_bytes_per_ns", vp, integer=True, minimum=1)
     vector_lane = r.name(v, "lane", vp, target.lanes, "lane")
     max_units = r.number(v, "max_units", vp, integer=True, minimum=1)
+    dispatch = "dispatch_ns" if "dispatch_ns" in o else "event_ns"
     matrix_dtypes = r.dtypes(m, mp, {"macs_per_ns": False, "accumulator_bytes": True})
     vector_dtypes = r.dtypes(v, vp, {"bytes_per_ns": False})
     return CostModel(
@@ -253,7 +257,7 @@ def cost_model(target: Target) -> CostModel:
                 dtype: entry["bytes_per_ns"] for dtype, entry in vector_dtypes.items()}),
         load=transfer("load"), store=transfer("store"), ddr_budget=ddr_budget,
         overheads=Overheads(*(r.number(o, key, op, integer=True)
-                              for key in ("launch_ns", "event_ns", "barrier_ns"))))
+                              for key in ("launch_ns", "event_ns", "barrier_ns", dispatch))))
 
 
 def overheads(target: Target) -> Overheads:
