@@ -9,7 +9,9 @@ The pipeline, each stage starting from the previous stage's legal answer:
 2. the memory-aware list scheduler (:mod:`schedsearch.constructive`): a legal schedule in
    milliseconds, or a clear error naming the op that cannot fit; when every pass stalls
    on a small problem, CP-SAT on the whole problem as a last resort (``meta.solver`` is
-   then ``cp-sat`` even if nothing later improves its answer);
+   then ``cp-sat`` even if nothing later improves its answer); beside it, the same
+   portfolio with the tasks one after another (``tasks-in-sequence``), so the answer is
+   never worse than running the tasks in sequence;
 3. improvement within the time limit: the whole CP-SAT model first when the problem is
    small (:mod:`schedsearch.cpsat`; it also proves a bound), then large-neighbourhood
    search over time windows (:mod:`schedsearch.lns`) unless optimality was proven; both
@@ -43,7 +45,7 @@ from models.formats import Problem, Schedule, Target
 from models.validate import validate_problem
 from schedsearch import interrupt
 from schedsearch.budget import Budget
-from schedsearch.constructive import construct_report, tails
+from schedsearch.constructive import SERIAL_PORTFOLIO, Constructed, construct_report, tails
 from schedsearch.cpsat.model import (
     WHOLE_MODEL_MAX_OPS,
     build,
@@ -51,7 +53,7 @@ from schedsearch.cpsat.model import (
     whole_problem,
 )
 from schedsearch.cpsat.variables import Incumbent
-from schedsearch.hazards import build_dag
+from schedsearch.hazards import Dag, build_dag
 from schedsearch.instance import Instance, build_instance
 from schedsearch.lns import improve
 from schedsearch.offsets import place_offsets
@@ -65,6 +67,9 @@ SECONDARIES = ("peak-memory",)
 #: Problems up to :data:`WHOLE_MODEL_MAX_OPS` ops first get one CP-SAT model of the whole
 #: problem for this share of the budget (it yields a proven bound), then LNS.
 WHOLE_MODEL_SHARE = 0.4
+#: Share of the budget for the list scheduler's portfolio with the tasks one after
+#: another (a candidate the answer must never lose to).
+SERIAL_SHARE = 0.25
 #: Share of the budget the peak-memory phase gets when it is asked for.
 SECONDARY_SHARE = 0.3
 
@@ -96,22 +101,26 @@ class SolveReport:
 
 def solve(problem: Problem, target: Target, *, time_limit: float = 10.0, seed: int = 0,
           workers: int = 2, granularity: str = "tile", secondary: str | None = None,
-          placement: bool = True,
+          placement: bool = True, reproducible: bool = True,
           progress: Callable[[Progress], None] | None = None) -> Schedule:
     """A legal schedule of ``problem`` on ``target`` with the shortest makespan found.
 
     Raises :class:`InputError` for a problem that cannot fit or whose dependencies form a
     cycle. ``granularity="task"`` puts a barrier between consecutive tasks. ``placement``
     lets LNS windows relax memory and have the placement engine assign addresses.
+    ``reproducible`` stops the search by its deterministic work budget (same seed and
+    workers, same schedule; often well before the limit); otherwise it searches until the
+    time limit (or until the makespan meets the bound) and the answer may vary by run.
     """
     return solve_report(problem, target, time_limit=time_limit, seed=seed, workers=workers,
                         granularity=granularity, secondary=secondary, placement=placement,
-                        progress=progress).schedule
+                        reproducible=reproducible, progress=progress).schedule
 
 
 def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
                  seed: int = 0, workers: int = 2, granularity: str = "tile",
                  secondary: str | None = None, placement: bool = True,
+                 reproducible: bool = True,
                  progress: Callable[[Progress], None] | None = None,
                  source: str = "<problem>", started: float | None = None) -> SolveReport:
     """:func:`solve`, with the lower bound and the cost model's figures of the result.
@@ -141,7 +150,7 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
         if progress is not None:
             progress(Progress(stage, makespan, bound, time.perf_counter() - begin))
 
-    budget = Budget.start(time_limit, begin=begin)
+    budget = Budget.start(time_limit, begin=begin, reproducible=reproducible)
     try:
         constructed = construct_report(inst, dag, source, budget, seed=seed, workers=workers)
     except InputError as error:
@@ -149,6 +158,13 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
             raise interrupt.Interrupted() from None
         raise refusal(error) from None
     solution = constructed.solution
+    serial_budget = budget.share(SERIAL_SHARE)
+    serial = _tasks_in_sequence(inst, dag, granularity, serial_budget)
+    budget.absorb(serial_budget)
+    if serial is not None and serial.makespan(inst) < solution.makespan(inst) and \
+            _respects(inst, dag, serial):
+        solution, serial = serial, None
+        constructed = Constructed(solution, "tasks-in-sequence")
     emit("constructive", solution.makespan(inst))
     search = budget.share(1 - SECONDARY_SHARE) if secondary is not None else budget
     meta: dict[str, Any] = {"solver": constructed.solver, "status": "FEASIBLE"}
@@ -167,6 +183,8 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
         if result.accepted:
             meta["solver"] = "lns"
         solution = result.solution
+    if serial is not None and serial.makespan(inst) < solution.makespan(inst):
+        solution, meta["solver"] = serial, "tasks-in-sequence"
     if cpsat_bound is not None:
         parts["cpsat"] = cpsat_bound
         bound = max(bound, cpsat_bound)
@@ -192,6 +210,30 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
                        ratio=makespan / bound if bound else 1.0,
                        busy_share=figures.busy_share, peak_bytes=figures.peak_bytes,
                        status=status, stats=stats)
+
+
+def _tasks_in_sequence(inst: Instance, dag: Dag, granularity: str,
+                       budget: Budget) -> Solution | None:
+    """The tasks one after another (a barrier between consecutive tasks), from the list
+    scheduler's portfolio within ``budget``: the answer is never worse than that. None
+    when ``dag`` already has the barriers, the tasks cannot be put in one order, or no
+    pass fits."""
+    if granularity == "task" or len(set(inst.op_task)) < 2:
+        return None
+    try:
+        return construct_report(inst, build_dag(inst, "task"), budget=budget,
+                                portfolio=SERIAL_PORTFOLIO).solution
+    except InputError:
+        return None
+
+
+def _respects(inst: Instance, dag: Dag, solution: Solution) -> bool:
+    """Whether ``solution`` keeps every edge of ``dag`` (a schedule found on another
+    precedence graph may order some writers differently: then only the final comparison
+    may take it, not a search that starts from it)."""
+    ends = solution.ends(inst)
+    return all(solution.starts[s] >= ends[p] + lag for p, s, lag in dag.edges
+               if p < dag.n_ops and s < dag.n_ops)
 
 
 def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, bound: int,

@@ -9,6 +9,13 @@ conservative, so on an idle machine the work runs out before the wall clock does
 loaded machine it may not: then the *deadline* cuts the search wherever it is, the answer
 is still the best legal schedule found, and :attr:`Budget.cut` records that this run may
 not repeat (``meta.reproducible = false``).
+
+Two modes. *Reproducible* (``reproducible=True``): the work granted equals the seconds
+given, so the same seed and worker count give the same schedule, at the price of
+stopping early (the calibration is conservative: on an idle machine a search ends at
+15-55% of its limit). *Use the time* (``reproducible=False``): the work granted is
+:data:`UNMETERED_WORK`, far more than any limit, so only the deadline stops the search:
+every second the user gives is searched, and the answer depends on the machine's speed.
 """
 
 from __future__ import annotations
@@ -16,7 +23,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-__all__ = ["Budget"]
+__all__ = ["Budget", "UNMETERED_WORK"]
+
+#: The work a budget that uses its whole time is granted (calibrated seconds): finite, so
+#: that conflict caps derived from it stay integers CP-SAT accepts, and never the limit.
+UNMETERED_WORK = 1e9
 
 
 @dataclass(slots=True)
@@ -30,12 +41,14 @@ class Budget:
     cut: bool = False
 
     @staticmethod
-    def start(seconds: float, *, wall: float | None = None,
-              begin: float | None = None) -> Budget:
+    def start(seconds: float, *, wall: float | None = None, begin: float | None = None,
+              reproducible: bool = True) -> Budget:
         """A budget of ``seconds`` of work and ``wall`` (default: the same) seconds of
-        wall time counted from ``begin`` (default: now)."""
+        wall time counted from ``begin`` (default: now). Not ``reproducible``: the work is
+        :data:`UNMETERED_WORK`, so the wall clock alone ends the search."""
         now = time.perf_counter() if begin is None else begin
-        return Budget(work=seconds, deadline=now + (seconds if wall is None else wall))
+        return Budget(work=seconds if reproducible else UNMETERED_WORK,
+                      deadline=now + (seconds if wall is None else wall))
 
     @property
     def left(self) -> float:
