@@ -123,7 +123,9 @@ def apply_layout(problem: Problem, target: Target, tensor: str, layout: Layout) 
     """
     model, costs = cost_model(target), layout_costs(target)
     matrix, vector, budget = model.matrix.lane, model.vector.lane, model.ddr_budget
-    elem = DTYPE_BYTES[problem.tensors[tensor].dtype]
+    dtype = problem.tensors[tensor].dtype
+    elem = DTYPE_BYTES[dtype]
+    vector_rate = model.vector.rate(dtype) or model.vector.bytes_per_ns
     writer: dict[tuple[str, str | None], str] = {}
     readers: dict[str, set[str]] = {}
     for name, op in problem.ops.items():
@@ -150,7 +152,7 @@ def apply_layout(problem: Problem, target: Target, tensor: str, layout: Layout) 
         extra = nbytes * costs.scatter_passes
         return replace(op, modes=tuple(
             replace(m, duration=m.duration + math.ceil(
-                extra / (model.vector.bytes_per_ns * m.lanes[vector])))
+                extra / (vector_rate * m.lanes[vector])))
             for m in op.modes))
 
     ops = dict(problem.ops)

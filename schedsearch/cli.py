@@ -20,7 +20,8 @@ from schedsearch import interrupt
 
 #: Subcommand modules under schedsearch.commands, in the order ``--help`` lists them.
 COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", "trace", "plot",
-            "compare", "select", "tune", "whatif", "lower", "simulate", "calibrate", "replay")
+            "compare", "select", "tune", "chain", "whatif", "lower", "simulate", "calibrate",
+            "replay")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,13 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     interrupt.install()
     interrupt.reset()
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as stop:  # --help, or a bad option (argparse printed why)
-        return stop.code if isinstance(stop.code, int) else 2
-    try:
-        return int(args.handler(args))
+        return _run(argv)
     except InputError as error:
         print(f"schedsearch: error: {error}", file=sys.stderr)
         return 2
@@ -65,6 +61,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"schedsearch: error: {error.filename or '<file>'}: $: FILE: "
               f"{error.strerror or error}", file=sys.stderr)
         return 2
+
+
+def _run(argv: list[str] | None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # --help, or a bad option (argparse printed why)
+        return stop.code if isinstance(stop.code, int) else 2
+    return int(args.handler(args))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ The figures, the overhead formula and the checker's verdict come from
 ``schedsearch.paths``' own scoring (``makespan = device + launches * launch_ns +
 events * event_ns + barriers * barrier_ns``); this module only adds the event count of
 a fused entry whose tasks may share on-chip buffers (forwarding, path C), which
-``paths.cross_task_events`` refuses because separate kernels cannot share them.
+``paths.cross_task_events`` refuses because separate kernels cannot share them
+(:func:`sync_events` says how the two counts differ).
 """
 
 from __future__ import annotations
@@ -18,19 +19,27 @@ __all__ = ["sync_events", "score_fused"]
 
 
 def sync_events(schedule: Schedule) -> int:
-    """Cross-task ``after`` edges whose two ops hold no lane unit in common.
+    """Events a fused entry needs: one per (op, lane unit) where an op of one task must
+    finish before an op of another task starts on that unit, and the two ops share no
+    unit (a shared queue orders them for free).
 
     The operator builder adds an ``after`` edge for every DDR read-after-write and every
-    buffer value read, so for a problem it built this is ``paths.cross_task_events``,
-    extended to edges through shared on-chip buffers.
+    buffer value read, so this counts the cross-task dependencies of
+    ``paths.cross_task_events``, extended to edges through shared on-chip buffers, with
+    one refinement: a unit that already waits for an op does not wait for it again (a
+    GEMM's matrix ops on one queue wait once for each producer block, not once each).
     """
     problem, ops = schedule.problem, schedule.ops
 
     def held(name: str) -> set[tuple[str, int]]:
         return {(kind, u) for kind, units in ops[name].units.items() for u in units}
 
-    return sum(1 for a, b in problem.after
-               if problem.ops[a].task != problem.ops[b].task and not held(a) & held(b))
+    waits: set[tuple[str, tuple[str, int]]] = set()
+    for a, b in problem.after:
+        if problem.ops[a].task != problem.ops[b].task and not held(a) & held(b):
+            units = held(b) or {("", 0)}
+            waits.update((a, unit) for unit in units)
+    return len(waits)
 
 
 def score_fused(name: str, schedule: Schedule, costs: Overheads, note: str = "") -> PathResult:

@@ -1,0 +1,95 @@
+"""Layouts: reading ``costs.layouts``, and what apply_layout charges to which op."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+
+from models.cost import cost_model
+from models.errors import InputError
+from models.formats import Problem, Target
+from models.layouts import Layout, apply_layout, layout_costs, layout_of, strided_ns
+from models.targets import load_target
+
+
+def test_every_bundled_target_states_its_layout_figures_with_sources() -> None:
+    for name in ("hexagon-v68", "hexagon-v73", "hexagon-v75", "ascend-910b-core"):
+        target = load_target(name)
+        layout_costs(target)
+        sources = (target.meta or {})["sources"]
+        for key in target.costs["layouts"]:
+            assert sources[f"costs.layouts.{key}"].startswith(("source:", "assumption:"))
+
+
+@pytest.mark.parametrize(("section", "where"), [
+    (None, "$.costs.layouts"),
+    ({"strided_efficiency": 0, "scatter_passes": 1, "relayout_passes": 2},
+     "strided_efficiency"),
+    ({"strided_efficiency": 1.5, "scatter_passes": 1, "relayout_passes": 2},
+     "strided_efficiency"),
+    ({"strided_efficiency": 0.5, "scatter_passes": -1, "relayout_passes": 2},
+     "scatter_passes"),
+    ({"strided_efficiency": 0.5, "scatter_passes": 1, "relayout_passes": True},
+     "relayout_passes"),
+])
+def test_bad_layout_figures_name_the_key(section: object, where: str) -> None:
+    target = load_target("hexagon-v75")
+    costs = {k: v for k, v in target.costs.items() if k != "layouts"}
+    if section is not None:
+        costs["layouts"] = section
+    with pytest.raises(InputError) as caught:
+        layout_costs(replace(target, costs=costs))
+    assert caught.value.rule == "COSTS"
+    assert where in caught.value.path
+
+
+def test_strided_rate_hand_computed() -> None:
+    # 8192 bytes at 40 bytes/ns keeping half the rate: 400 + 8192 / 20 = 809.6 -> 810
+    assert strided_ns(400, 8192, 40, 0.5) == 810
+
+
+def _ops_touching(problem: Problem, tensor: str, *, writes: bool) -> list[str]:
+    return [n for n, op in problem.ops.items()
+            if any(a.tensor == tensor for a in (op.writes if writes else op.reads))]
+
+
+def test_row_major_operand_costs_the_gemm_loads_only(
+        chain_problem: tuple[Problem, Target]) -> None:
+    problem, target = chain_problem
+    row = apply_layout(problem, target, "H", Layout.ROW)
+    loads = set(_ops_touching(problem, "H", writes=False))
+    assert loads
+    model = cost_model(target)
+    for name, op in problem.ops.items():
+        if name not in loads:
+            assert row.ops[name] == op, name
+            continue
+        box = next(a.box for a in op.reads if a.tensor == "H")
+        assert box is not None
+        nbytes = math.prod(hi - lo for lo, hi in box) * 2
+        for before, after in zip(op.modes, row.ops[name].modes, strict=True):
+            rate = before.budgets[model.ddr_budget]
+            assert after.duration == strided_ns(model.load.latency_ns, nbytes, rate, 0.5)
+            assert after.duration > before.duration
+    assert layout_of(row, "H") is Layout.ROW
+
+
+def test_tiled_output_costs_the_producer_its_scatter_pass(
+        chain_problem: tuple[Problem, Target]) -> None:
+    problem, target = chain_problem
+    tiled = apply_layout(problem, target, "H", Layout.TILED)
+    norms = {n for n, op in problem.ops.items() if n.startswith("r0.norm.")}
+    assert norms
+    vector = cost_model(target).vector
+    for name, op in problem.ops.items():
+        if name not in norms:
+            assert tiled.ops[name] == op, name
+            continue
+        block = problem.buffers[op.writes[0].buffer].size
+        for before, after in zip(op.modes, tiled.ops[name].modes, strict=True):
+            units = before.lanes[vector.lane]
+            extra = math.ceil(block / (vector.rate("f16") * units))
+            assert after.duration == before.duration + extra
+    assert layout_of(tiled, "H") is Layout.TILED
