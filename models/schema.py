@@ -26,16 +26,17 @@ from referencing import Registry, Resource
 from models.errors import InputError
 from models.jsonio import MAX_INT, json_path
 
-__all__ = ["TARGET_FORMAT", "PROBLEM_FORMAT", "SCHEDULE_FORMAT", "SCHEMA_FILES",
+__all__ = ["TARGET_FORMAT", "PROBLEM_FORMAT", "SCHEDULE_FORMAT", "PROGRAM_FORMAT", "SCHEMA_FILES",
            "load_schema", "all_schemas", "validator", "check"]
 
 TARGET_FORMAT = "npu-target/1"
 PROBLEM_FORMAT = "npu-problem/1"
 SCHEDULE_FORMAT = "npu-schedule/1"
+PROGRAM_FORMAT = "npu-program/1"
 
 #: Format tag -> schema file name in ``models/schemas/``.
 SCHEMA_FILES = {TARGET_FORMAT: "npu-target-1.json", PROBLEM_FORMAT: "npu-problem-1.json",
-                SCHEDULE_FORMAT: "npu-schedule-1.json"}
+                SCHEDULE_FORMAT: "npu-schedule-1.json", PROGRAM_FORMAT: "npu-program-1.json"}
 
 
 def load_schema(format_tag: str) -> dict[str, Any]:
