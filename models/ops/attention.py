@@ -32,7 +32,7 @@ from models.ops.checks import require_matrix_dtype, require_vector_dtype
 from models.ops.gemm import accumulate, convert_and_store
 from models.ops.params import Param
 
-__all__ = ["KIND", "PARAMS", "build", "candidates"]
+__all__ = ["KIND", "PARAMS", "build", "candidates", "op_count"]
 
 KIND = "attention"
 PARAMS = {
@@ -133,3 +133,14 @@ def candidates(p: dict[str, Any], model: CostModel) -> dict[str, tuple[Any, ...]
     q_len, keys = int(p["q_len"]), int(p["past"]) + int(p["q_len"])
     return {"block_q": tuple(sorted({min(s, q_len) for s in (32, 64, 128)})),
             "block_kv": tuple(sorted({min(s, keys) for s in (32, 64, 128)}))}
+
+
+def op_count(p: dict[str, Any], model: CostModel) -> int:
+    """Per KV head a load of each key and value block; per query head and query block a
+    query load, a score op per key block, the softmax, a product op per key block, a
+    conversion and a store."""
+    q_len, past, block_kv = int(p["q_len"]), int(p["past"]), int(p["block_kv"])
+    key_blocks = -(-past // block_kv) + -(-q_len // block_kv)
+    query_blocks = -(-q_len // int(p["block_q"]))
+    return (2 * int(p["kv_heads"]) * key_blocks
+            + int(p["heads"]) * query_blocks * (4 + 2 * key_blocks))

@@ -27,9 +27,10 @@ from models.ops.rowwise import (
     Resident,
     build_rowwise,
     row_candidates,
+    row_op_count,
 )
 
-__all__ = ["KIND", "PARAMS", "FUNCTIONS", "BROADCASTS", "build", "candidates"]
+__all__ = ["KIND", "PARAMS", "op_count", "FUNCTIONS", "BROADCASTS", "build", "candidates"]
 
 KIND = "binary"
 FUNCTIONS = ("add", "sub", "mul", "div")
@@ -62,3 +63,11 @@ def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
 def candidates(p: dict[str, Any], model: CostModel) -> dict[str, tuple[Any, ...]]:
     """The values of each tunable parameter worth trying (see :func:`row_candidates`)."""
     return row_candidates(p, model, units=True)
+
+
+def op_count(p: dict[str, Any], model: CostModel) -> int:
+    """Per block a load, the op and a store, and a load of the second operand beside it
+    (``none``, ``col``) or once for the task (``row``, ``scalar``)."""
+    if p["broadcast"] in ("none", "col"):
+        return row_op_count(p, per_block=4)
+    return row_op_count(p, per_block=3, once=1)

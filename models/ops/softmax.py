@@ -13,9 +13,15 @@ from models.cost import VECTOR_PASSES, CostModel
 from models.dtypes import DTYPE_BYTES
 from models.ops.builder import ProblemBuilder
 from models.ops.params import Param
-from models.ops.rowwise import ROW_PARAMS, UNITS_PARAM, build_rowwise, row_candidates
+from models.ops.rowwise import (
+    ROW_PARAMS,
+    UNITS_PARAM,
+    build_rowwise,
+    row_candidates,
+    row_op_count,
+)
 
-__all__ = ["KIND", "PARAMS", "build", "candidates"]
+__all__ = ["KIND", "PARAMS", "op_count", "build", "candidates"]
 
 KIND = "softmax"
 PARAMS = {
@@ -33,3 +39,8 @@ def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
 def candidates(p: dict[str, Any], model: CostModel) -> dict[str, tuple[Any, ...]]:
     """The values of each tunable parameter worth trying (see :func:`row_candidates`)."""
     return row_candidates(p, model, units=True)
+
+
+def op_count(p: dict[str, Any], model: CostModel) -> int:
+    """Per block a load, the softmax and a store."""
+    return row_op_count(p, per_block=3)

@@ -31,7 +31,7 @@ from models.ops.params import Param
 from models.ops.rowwise import UNITS_PARAM
 from models.ops.views import parse_ints, stored_boxes
 
-__all__ = ["KIND", "PARAMS", "BLOCK_BYTES", "build", "candidates"]
+__all__ = ["KIND", "PARAMS", "BLOCK_BYTES", "build", "candidates", "op_count"]
 
 KIND = "transpose"
 #: The bytes of output a block holds when ``block`` is 0 (automatic).
@@ -73,6 +73,12 @@ def _cols(b: ProblemBuilder, key: str, value: int, default: int, total: int) -> 
     return cols
 
 
+def _per_block(p: dict[str, Any], out_shape: tuple[int, ...]) -> int:
+    """Output first-dimension indices per block: ``block``, or about :data:`BLOCK_BYTES`."""
+    slice_bytes = math.prod(out_shape[1:]) * DTYPE_BYTES[str(p["dtype"])]
+    return int(p["block"]) or max(1, BLOCK_BYTES // slice_bytes)
+
+
 def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
     """Add the transpose task ``name`` with parameters ``p`` (already checked) to ``b``."""
     shape, perm = _layout(b, p)
@@ -91,7 +97,7 @@ def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
     b.task(name, Task(kind=KIND, space=tuple((0, extent) for extent in out_shape),
                       outputs={y: ((0, total // out_cols), (0, out_cols))}, params=dict(p)))
     slice_bytes = math.prod(out_shape[1:]) * DTYPE_BYTES[dtype]
-    per_block = int(p["block"]) or max(1, BLOCK_BYTES // slice_bytes)
+    per_block = _per_block(p, out_shape)
     wanted = int(p["units"])
     for block in split(out_shape[0], per_block):
         label = f"b{block.index}"
@@ -129,3 +135,17 @@ def candidates(p: dict[str, Any], model: CostModel) -> dict[str, tuple[Any, ...]
     except (ValueError, IndexError):
         return {}
     return {"block": tuple(sorted({0} | {min(size, first) for size in (1, 4, 16, 64)}))}
+
+
+def op_count(p: dict[str, Any], model: CostModel) -> int:
+    """Per block a load and a store, and a vector transpose between them when the last
+    dimension moves; 0 for a ``shape`` or ``perm`` that :func:`build` refuses."""
+    try:
+        shape, perm = parse_ints(str(p["shape"])), parse_ints(str(p["perm"]))
+        out_shape = tuple(shape[d] for d in perm)
+    except (ValueError, IndexError):
+        return 0
+    if not out_shape or min(out_shape) < 1:
+        return 0
+    blocks = -(-out_shape[0] // _per_block(p, out_shape))
+    return blocks * (3 if perm[-1] != len(shape) - 1 else 2)

@@ -42,14 +42,17 @@ def error_of(document: object) -> InputError:
 
 
 def test_bundled_examples() -> None:
-    assert example_names() == ["gemm-rmsnorm-ascend", "gemm-rmsnorm-copy-v75",
-                               "gemm-rmsnorm-v75", "rmsnorm-gemm-chain-v75"]
+    assert example_names() == sorted(example_names())
+    assert {"gemm-rmsnorm-ascend", "gemm-rmsnorm-copy-v75", "gemm-rmsnorm-v75",
+            "llama-3.2-1b-decode-v75", "llama-3.2-1b-prefill-v75", "qwen2.5-0.5b-decode-v75",
+            "qwen2.5-0.5b-prefill-v75", "rmsnorm-gemm-chain-v75"} <= set(example_names())
     for name in example_names():
         workload = load_workload(name)
         problem = tile(workload, load_target(workload.target))
-        assert_well_tiled(problem)
+        if len(problem.ops) <= 200:  # the decoder layers' tensors are too large for these
+            assert_well_tiled(problem)  # dense checks; the checker judges them (below)
         assert problem.meta == {"target": workload.target, "workload": name}
-        assert 60 <= len(problem.ops) <= 200
+        assert 60 <= len(problem.ops) <= 2000
 
 
 def test_the_chain_orders_gemm_loads_after_the_stores_they_read() -> None:
