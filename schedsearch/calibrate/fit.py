@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize, special
 
 __all__ = ["OUTLIER_SIGMAS", "LinearFit", "robust_fit", "robust_scale", "sandwich_width",
            "simultaneous_level", "loss_scale"]
@@ -93,7 +93,7 @@ def sandwich_width(r: np.ndarray, J: np.ndarray, f_scale: float, level: float) -
     k = 1 + p / n * float(np.var(dpsi)) / mean_dpsi**2
     variance = k * k * float(np.sum(psi * psi)) / (n - p) / mean_dpsi**2
     cov = variance * np.linalg.pinv(J.T @ J)
-    quantile = float(stats.t.ppf(0.5 + level / 2, n - p))
+    quantile = float(special.stdtrit(n - p, 0.5 + level / 2))
     return quantile * np.sqrt(np.maximum(np.diag(cov), 0))
 
 

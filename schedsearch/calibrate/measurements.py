@@ -198,7 +198,7 @@ def read_trace(path: str | os.PathLike[str], schedule: Schedule) -> MeasuredRun:
         raise fail("$.otherData.problem", f"a trace of problem {other['problem']!r}, but the "
                                           f"schedule answers {schedule.problem.name!r}")
     events, root = _events(document, source)
-    scale = microseconds_per_tick(schedule.target.time_unit) or 1
+    ticks_per_us = float(1 / (microseconds_per_tick(schedule.target.time_unit) or 1))
     tasks = set(schedule.problem.tasks)
     windows: dict[str, tuple[float, float]] = {}
     open_slices: dict[tuple[Any, Any], list[tuple[str | None, float, str]]] = defaultdict(list)
@@ -226,11 +226,11 @@ def read_trace(path: str | os.PathLike[str], schedule: Schedule) -> MeasuredRun:
         skipped = phase != "E" and name in tasks and name not in schedule.ops
         if skipped and phase == "X":
             continue
-        ts = _number(event, "ts", fail, where) / float(scale)
+        ts = _number(event, "ts", fail, where) * ticks_per_us
         if phase == "X":
-            dur = _number(event, "dur", fail, where) / float(scale)
+            dur = _number(event, "dur", fail, where) * ticks_per_us
             if dur < 0:
-                raise fail(json_path(where, "dur"), f"negative duration {dur * float(scale)}")
+                raise fail(json_path(where, "dur"), f"negative duration {event['dur']}")
             record(name, ts, ts + dur, where)
         elif phase == "B":
             open_slices[(event.get("pid"), event.get("tid"))].append(
