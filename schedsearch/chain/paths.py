@@ -12,8 +12,10 @@ For an edge where a vector-engine task (``rmsnorm``, ``elementwise``) writes the
   the faster layout is B.
 - **C**, forwarded on chip: one entry; the producer writes tiles into its on-chip
   buffers and the GEMM's matrix ops read them directly
-  (:func:`schedsearch.chain.forward.forward`); the producer's row blocks match the
-  GEMM's row blocks, so each GEMM tile waits for exactly the rows it needs.
+  (:func:`schedsearch.chain.forward.forward`); the producer's row blocks are rounded up
+  to whole matrix tiles, and each GEMM tile waits for exactly the blocks holding the
+  rows it needs. Where the vector engine's memory is not the matrix engine's, there is
+  no path C (the result says why).
 
 Layout costs come from :func:`models.layouts.apply_layout`. A and B are scored as
 ``compare``'s path 1 (separate kernels, each solved alone, one launch each); C as a
@@ -23,10 +25,11 @@ data movement, conversion, wait and launch/sync (:mod:`schedsearch.chain.critica
 
 The recoverable loss: ``f`` is the share of A's end-to-end time that B or C could
 remove at best: its critical path's conversion, the movement of the intermediate
-tensors, its waits, and the launches and events beyond one launch; compute and the
-other movement stay. The ceiling is ``1 / (1 - f)``. C can beat it when pipelining
-overlaps the producer's compute with the consumer's (compute then leaves the critical
-path); the result says so.
+tensors, and the launches and events beyond one launch; compute, the other movement and
+the waits (budget and memory stalls, which neither B nor C lifts) stay. The ceiling is
+``1 / (1 - f)``. B or C can beat it when their critical path holds less compute, other
+movement or waiting than A's (pipelining overlaps the producer's work with the
+consumer's, taking it off the critical path); the command says so.
 """
 
 from __future__ import annotations
@@ -197,7 +200,12 @@ def _path_b(workload: Workload, edge: Edge, target: Target,
 
 def _path_c(workload: Workload, edge: Edge, target: Target,
             options: SolveOptions) -> ChainPath:
-    block = round_up(int(edge.consumer.params["bm"]), cost_model(target).matrix.tile)
+    model = cost_model(target)
+    if model.vector.memory != model.matrix.memory:
+        raise NotForwardable(f"the producer keeps its rows in {model.vector.memory}, the "
+                             f"matrix engine reads {model.matrix.memory}: forwarding needs "
+                             "a copy between them")
+    block = round_up(int(edge.producer.params["block_rows"]), model.matrix.tile)
     producer = replace(edge.producer, params={**edge.producer.params, "block_rows": block})
     problem = tile(_workload(workload, "C", producer, edge.consumer), target)
     problem = forward(apply_layout(problem, target, edge.tensor, Layout.TILED), target,
@@ -212,7 +220,7 @@ def _path_c(workload: Workload, edge: Edge, target: Target,
 def _removable(a: ChainPath, launch_ns: int) -> float:
     """Share of A's end-to-end time B or C could remove at best (module docstring)."""
     s = a.split
-    share = (s.conversion + s.intermediate + s.wait + max(0, s.sync - launch_ns)) / s.total
+    share = (s.conversion + s.intermediate + max(0, s.sync - launch_ns)) / s.total
     return min(share, 1 - 1e-9)
 
 

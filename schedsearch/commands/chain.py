@@ -89,13 +89,13 @@ def format_table(result: ChainResult) -> str:
     out = [f"edge {result.edge.label}", line(header), *map(line, rows),
            f"best: {result.best.path.value} ({result.best.variant})",
            f"recoverable: at most {result.removable_share:.1%} of A's critical path "
-           f"(conversion, the intermediate's movement, waits, launches and events beyond "
-           f"one launch), ceiling {result.ceiling:.3f}x; reached over A: {gains}"]
+           f"(conversion, the intermediate's movement, launches and events beyond one "
+           f"launch), ceiling {result.ceiling:.3f}x; reached over A: {gains}"]
     beyond = [name.value for name in (PathName.B, PathName.C)
               if (gain := result.gain(name)) is not None and gain > result.ceiling]
     if beyond:
-        out.append(f"  {', '.join(beyond)} beat the ceiling: overlapping the producer's "
-                   "compute with the consumer's took compute off the critical path")
+        out.append(f"  {', '.join(beyond)} beat the ceiling: its critical path holds less "
+                   "compute, other movement or waiting than A's (overlap took them off it)")
     if result.c_note:
         out.append(f"  {result.c_note}")
     return "\n".join(out)

@@ -49,7 +49,7 @@ def test_recoverable_loss_and_gains(result: ChainResult) -> None:
     assert a is not None
     s = a.split
     launch = a.result.overhead // a.result.launches
-    expected = (s.conversion + s.intermediate + s.wait + s.sync - launch) / s.total
+    expected = (s.conversion + s.intermediate + s.sync - launch) / s.total
     assert result.removable_share == pytest.approx(expected)
     assert result.ceiling == pytest.approx(speedup_bound(expected))
     for p in result.paths:
