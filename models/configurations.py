@@ -181,6 +181,9 @@ def _best_configuration(prices: Sequence[float], types: list[Usage],
             model.add(sum(count * need for count, need in terms) <= cap)
     model.maximize(sum(count * weight for count, weight in zip(counts, weights, strict=True)))
     solver = cp_model.CpSolver()
+    # CP-SAT's own SIGINT catching resets the process's handler to the default when a
+    # solve ends, so a later Ctrl-C would kill the process (schedsearch.interrupt).
+    solver.parameters.catch_sigint_signal = False
     solver.parameters.num_workers = 1
     solver.parameters.max_deterministic_time = _PRICING_WORK
     status = solver.solve(model)

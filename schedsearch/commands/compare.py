@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from models.workload import load_problem_input
+from schedsearch import interrupt
 from schedsearch.commands.options import add_search_options, add_size_option, add_target_option
 from schedsearch.output import image_file, output_dir
 from schedsearch.paths import Comparison, SolveOptions, compare
@@ -45,7 +46,10 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     problem, target = load_problem_input(args.workload, args.target, args.max_ops)
     options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers)
-    comparison = compare(problem, target, options=options)
+    with interrupt.cooperating():
+        comparison = compare(problem, target, options=options)
+    if interrupt.requested():  # the paths searched after the request are not comparable
+        raise interrupt.Interrupted
     figures = comparison.as_dict()
     if args.json:
         print(json.dumps({"problem": problem.name, "target": target.name,

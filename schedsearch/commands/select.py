@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from models.formats import schedule_to_dict
+from schedsearch import interrupt
 from schedsearch.commands.options import add_search_options
 from schedsearch.output import output_file, write_json
 from schedsearch.paths import SolveOptions
@@ -42,7 +43,10 @@ def run(args: argparse.Namespace) -> int:
     plans = read_plans(args.plans)
     request = read_request(args.request)
     options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers)
-    choice = select(plans, request, fallback=args.fallback, options=options)
+    with interrupt.cooperating():
+        choice = select(plans, request, fallback=args.fallback, options=options)
+    if interrupt.requested():
+        raise interrupt.Interrupted
     if args.output:
         write_json(args.output, schedule_to_dict(choice.schedule))
     if args.json:

@@ -27,6 +27,7 @@ from models.errors import InputError
 from models.formats import Schedule, schedule_to_dict
 from models.targets import load_target
 from models.workload import load_workload
+from schedsearch import interrupt
 from schedsearch.commands.options import add_search_options, add_target_option, at_least_one
 from schedsearch.output import output_dir, output_file, write_json
 from schedsearch.tuning.batch import (
@@ -93,8 +94,11 @@ def run(args: argparse.Namespace) -> int:
         return _run_many(args)
     workload = load_workload(args.workload)
     target = load_target(args.target or workload.target)
-    result = tune(workload, target, time_limit=args.time_limit, seed=args.seed,
-                  workers=args.workers)
+    with interrupt.cooperating():
+        result = tune(workload, target, time_limit=args.time_limit, seed=args.seed,
+                      workers=args.workers)
+    if interrupt.requested():  # configurations screened after the request were cut short
+        raise interrupt.Interrupted
     if args.output:
         write_json(args.output, schedule_to_dict(result.schedule))
     if args.json:

@@ -8,7 +8,9 @@ land where the caller runs whatever executes the jobs, and a rerun skips the wor
 whose result file is already there.
 
 Executors: ``local`` runs jobs in a process pool on this machine (``spawn``ed workers:
-the solver's threads and ``fork`` do not mix); ``dask`` sends them to Dask distributed,
+the solver's threads and ``fork`` do not mix; they ignore SIGINT, and when the parent is
+interrupted it terminates them, so a Ctrl-C stops the batch at once and leaves every
+result file written so far whole); ``dask`` sends them to Dask distributed,
 to the scheduler at ``dask=ADDRESS`` or, without an address, to a LocalCluster started
 for the batch. Dask is imported only when asked for.
 """
@@ -16,8 +18,8 @@ for the batch. Dask is imported only when asked for.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,12 +110,18 @@ def run_jobs(jobs: list[Job], executor: str, parallel: int) -> Iterator[Outcome]
         return
     if kind == "local":
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=parallel, mp_context=context) as pool:
-            futures = [pool.submit(run_job, job) for job in jobs]
-            for future in as_completed(futures):
-                yield future.result()
+        # Leaving the block (done, or KeyboardInterrupt from SIGINT/SIGTERM in the parent)
+        # terminates the workers: SIGTERM, whose default action ends a running solve.
+        with context.Pool(parallel, initializer=_ignore_sigint) as pool:
+            yield from pool.imap_unordered(run_job, jobs)
         return
     yield from _run_dask(jobs, address)
+
+
+def _ignore_sigint() -> None:
+    """In a worker: a terminal's Ctrl-C reaches the whole process group; only the parent
+    acts on it (and terminates the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_dask(jobs: list[Job], address: str | None) -> Iterator[Outcome]:

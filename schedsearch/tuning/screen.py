@@ -32,6 +32,7 @@ from models.bounds import lower_bound
 from models.errors import InputError
 from models.formats import Target
 from models.workload import Workload, tile
+from schedsearch import interrupt
 from schedsearch.constructive import construct
 from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
@@ -71,8 +72,9 @@ class Budget:
         return Budget(min(units, self.units), self.deadline, self)
 
     def charge(self, units: int) -> None:
-        """Spend ``units``; OutOfBudget if nothing was left or the deadline has passed."""
-        if self.units <= 0 or time.perf_counter() > self.deadline:
+        """Spend ``units``; OutOfBudget if nothing was left, the deadline has passed or a
+        stop was requested (:mod:`schedsearch.interrupt`)."""
+        if self.units <= 0 or time.perf_counter() > self.deadline or interrupt.requested():
             raise OutOfBudget
         budget: Budget | None = self
         while budget is not None:
