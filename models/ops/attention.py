@@ -60,6 +60,8 @@ def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
     q_len, past, dtype = int(p["q_len"]), int(p["past"]), str(p["dtype"])
     if heads % groups:
         raise b.fail(f"kv_heads {groups} does not divide heads {heads}", "SHAPE")
+    if int(p["causal"]) > 1:
+        raise b.fail(f"causal must be 0 or 1, got {p['causal']}", "FORMAT")
     require_matrix_dtype(b, dtype)
     require_vector_dtype(b, dtype)
     require_vector_dtype(b, "f32")

@@ -99,6 +99,9 @@ def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
     slice_bytes = math.prod(out_shape[1:]) * DTYPE_BYTES[dtype]
     per_block = _per_block(p, out_shape)
     wanted = int(p["units"])
+    if wanted > model.vector.max_units:
+        raise b.fail(f"units {wanted} is more than the {model.vector.max_units} vector "
+                     f"units of the target", "FIT")
     for block in split(out_shape[0], per_block):
         label = f"b{block.index}"
         space: Box = ((block.lo, block.hi),) + tuple((0, e) for e in out_shape[1:])
