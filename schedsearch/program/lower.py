@@ -22,6 +22,7 @@ import numpy as np
 
 from models.errors import InputError
 from models.formats import Schedule
+from models.jsonio import json_path
 from schedsearch.program.model import Program, queue_name
 from schedsearch.program.orders import OrderCode, needed_orders
 from schedsearch.program.reach import Cycle, Reach
@@ -70,8 +71,10 @@ def lower(schedule: Schedule) -> Program:
 
 
 def lower_report(schedule: Schedule) -> Lowering:
-    """Lower ``schedule``; :class:`InputError` (rule DEADLOCK) if its orders form a cycle,
-    which a legal schedule never does."""
+    """Lower a legal ``schedule``. :class:`InputError` for a placement of an unknown op,
+    an unknown mode or an unplaced op, and (rule DEADLOCK) for orders that form a cycle,
+    which a legal schedule never has."""
+    _check_placed(schedule)
     names = list(schedule.ops)
     index = {name: i for i, name in enumerate(names)}
     queues = schedule_queues(schedule)
@@ -98,6 +101,24 @@ def lower_report(schedule: Schedule) -> Lowering:
     program = Program(schedule, queues, {op: tuple(p) for op, p in waits.items()}, meta)
     return Lowering(program, len(codes), len(codes) - len(missing), len(missing), len(kept),
                     guards)
+
+
+def _check_placed(schedule: Schedule) -> None:
+    """What lowering reads must exist: each placement's op and mode, each problem op
+    placed (the orders are read off a legal schedule; ``schedcheck verify`` says more)."""
+    problem = schedule.problem
+    for name, p in schedule.ops.items():
+        if name not in problem.ops:
+            raise InputError(f"op {name!r} is scheduled but not in the problem",
+                             source="<schedule>", path=json_path("$.ops", name), rule="OP_UNKNOWN")
+        if not 0 <= p.mode < len(problem.ops[name].modes):
+            raise InputError(f"mode {p.mode} of op {name!r} does not exist",
+                             source="<schedule>", path=json_path(json_path("$.ops", name), "mode"),
+                             rule="MODE")
+    for name in problem.ops:
+        if name not in schedule.ops:
+            raise InputError(f"op {name!r} of the problem is not scheduled",
+                             source="<schedule>", path="$.ops", rule="OP_MISSING")
 
 
 def _redundant(graph: Reach, queues: list[list[int]], waits: np.ndarray) -> np.ndarray:

@@ -1,0 +1,33 @@
+"""The bundled examples' searched schedules and their lowerings, solved once per session."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import pytest
+
+from models.errors import InputError
+from models.formats import schedule_to_dict
+from models.workload import example_names, load_problem_input
+from schedsearch.api import solve
+from schedsearch.program import Lowering, lower_report
+
+#: Seconds of search per example: enough for the search's own stages to run.
+SOLVE_SECONDS = 0.3
+
+
+@cache
+def searched(name: str) -> tuple[dict[str, Any], Lowering]:
+    """The schedule document the search writes for example ``name``, and its lowering;
+    skips an example the search refuses (not a schedule it writes)."""
+    try:
+        problem, target = load_problem_input(name, None)
+        schedule = solve(problem, target, time_limit=SOLVE_SECONDS)
+    except InputError as error:
+        pytest.skip(f"the search writes no schedule for {name}: {error}")
+    return json.loads(json.dumps(schedule_to_dict(schedule))), lower_report(schedule)
+
+
+EXAMPLES = example_names()
