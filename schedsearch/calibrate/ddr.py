@@ -14,12 +14,13 @@ largest total draw seen: :class:`DdrFit` then carries that lower bound, not an e
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, special
 
-from schedsearch.calibrate.fit import loss_scale, robust_scale, sandwich_width
+from schedsearch.calibrate.fit import OUTLIER_SIGMAS, loss_scale, robust_scale
 
 __all__ = ["TransferSlice", "DdrFit", "fair_shares", "streamed_bytes", "fit_ddr",
            "overlapping"]
@@ -65,26 +66,47 @@ def fair_shares(caps: list[float], bandwidth: float) -> list[float]:
     return shares
 
 
-def _segments(slices: list[TransferSlice]) -> list[tuple[float, list[int]]]:
-    """(length, indices streaming) for each interval between streaming window bounds."""
+@dataclass(frozen=True, slots=True)
+class _Segments:
+    """The intervals between streaming-window bounds, grouped by how many transfers
+    stream in them: per count ``k``, the lengths (S), the transfers (S x k) and their
+    caps (S x k), each row sorted by cap, so fair shares are computed a column at a time
+    for all intervals at once (a fit evaluates them a hundred times)."""
+
+    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+    peak: float
+
+
+def _segments(slices: list[TransferSlice]) -> _Segments:
     times = sorted({t for s in slices for t in s.streaming})
-    found = []
+    by_count: dict[int, list[tuple[float, list[int]]]] = {}
     for lo, hi in zip(times, times[1:], strict=False):
-        active = [i for i, s in enumerate(slices)
-                  if s.streaming[0] <= lo and hi <= s.streaming[1]]
+        active = sorted((i for i, s in enumerate(slices)
+                         if s.streaming[0] <= lo and hi <= s.streaming[1]),
+                        key=lambda i: slices[i].cap)
         if active:
-            found.append((hi - lo, active))
-    return found
+            by_count.setdefault(len(active), []).append((hi - lo, active))
+    groups = []
+    for entries in by_count.values():
+        who = np.array([active for _, active in entries])
+        caps = np.array([[slices[i].cap for i in active] for _, active in entries])
+        groups.append((np.array([length for length, _ in entries]), who, caps))
+    peak = max((float(caps.sum(axis=1).max()) for _, _, caps in groups), default=0.0)
+    return _Segments(groups, peak)
 
 
 def streamed_bytes(slices: list[TransferSlice], bandwidth: float,
-                   segments: list[tuple[float, list[int]]] | None = None) -> np.ndarray:
-    """Bytes each transfer moves in its measured streaming window on a bus of ``bandwidth``."""
+                   segments: _Segments | None = None) -> np.ndarray:
+    """Bytes each transfer moves in its measured streaming window on a bus of
+    ``bandwidth``, sharing it as :func:`fair_shares` does."""
     moved = np.zeros(len(slices))
-    for length, active in segments if segments is not None else _segments(slices):
-        for index, share in zip(active, fair_shares([slices[i].cap for i in active],
-                                                    bandwidth), strict=True):
-            moved[index] += share * length
+    for lengths, who, caps in (segments or _segments(slices)).groups:
+        left = np.full(len(lengths), float(bandwidth))
+        count = who.shape[1]
+        for column in range(count):
+            share = np.minimum(caps[:, column], left / (count - column))
+            left -= share
+            np.add.at(moved, who[:, column], share * lengths)
     return moved
 
 
@@ -95,33 +117,58 @@ def overlapping(slices: list[TransferSlice]) -> list[TransferSlice]:
                    and s.streaming[0] < o.streaming[1] for o in slices)]
 
 
+def _crossing(f, a: float, b: float) -> float:
+    """Where ``f`` changes sign between ``a`` and ``b`` (``f(a)``, ``f(b)`` of opposite sign)."""
+    return float(optimize.brentq(f, a, b, xtol=1e-9 * b)) if f(a) * f(b) < 0 else a
+
+
 def fit_ddr(slices: list[TransferSlice], level: float) -> DdrFit | None:
     """Fit the bus bandwidth from the overlapping transfers of a measured run; None if
-    no two transfers overlapped (nothing to fit)."""
+    no two transfers overlapped (nothing to fit).
+
+    The interval is a profile one: every bandwidth whose sum of squared residuals (over
+    the rows the robust fit keeps) exceeds the best by less than ``F(1, n-1)`` at
+    ``level`` times the residual variance. The model is flat in the bandwidth wherever
+    the bus does not bind, so a delta-method interval would be wrong there; if the
+    profile interval reaches the largest total draw seen, the data cannot tell the
+    bandwidth from "never binds" and only its lower end is reported.
+    """
     shared = overlapping(slices)
     if len(shared) < 2:
         return None
     segments = _segments(shared)
-    peak = max(sum(shared[i].cap for i in active) for _, active in segments)
-    measured = np.array([s.nbytes for s in shared])
+    peak = segments.peak
+    measured = np.log([s.nbytes for s in shared])
 
-    def residuals(b: np.ndarray) -> np.ndarray:
-        return np.log(np.maximum(streamed_bytes(shared, float(b[0]), segments), 1e-300)) \
-            - np.log(measured)
+    def residuals(bandwidth: float) -> np.ndarray:
+        moved = streamed_bytes(shared, bandwidth, segments)
+        return np.log(np.maximum(moved, 1e-300)) - measured
 
-    start = np.array([peak / 2])
-    f_scale = loss_scale(residuals(start))
+    best = np.array([peak / 2])
+    f_scale = loss_scale(residuals(peak / 2))
     for _ in range(2):
-        result = optimize.least_squares(residuals, start, bounds=(1e-9, peak), loss="soft_l1",
+        result = optimize.least_squares(lambda b: residuals(float(b[0])), best,
+                                        bounds=(peak / 1000, peak), loss="soft_l1",
                                         f_scale=f_scale, diff_step=1e-4)
-        start = result.x
-        f_scale = loss_scale(residuals(start))
-    r = residuals(start)
-    bandwidth = float(start[0])
-    step = bandwidth * 1e-4
-    jacobian = ((residuals(start + step) - residuals(start - step)) / (2 * step))[:, None]
-    if not np.any(np.abs(jacobian) > 1e-12) or bandwidth >= peak * (1 - 1e-6):
-        return DdrFit(None, peak, float("inf"), peak, len(shared), robust_scale(r))
-    width = float(sandwich_width(r, jacobian, f_scale, level)[0])
-    return DdrFit(bandwidth, max(bandwidth - width, 0.0), bandwidth + width,
-                  bandwidth - width, len(shared), robust_scale(r))
+        best = result.x
+        f_scale = loss_scale(residuals(float(best[0])))
+    bandwidth = float(best[0])
+    r = residuals(bandwidth)
+    sigma = robust_scale(r)
+    keep = np.abs(r) <= OUTLIER_SIGMAS * max(sigma, 1e-12)
+    n = int(keep.sum())
+    floor = float(np.sum(r[keep] ** 2))
+    threshold = floor + floor / max(n - 1, 1) * float(special.fdtri(1, max(n - 1, 1), level))
+
+    def excess(b: float) -> float:
+        return float(np.sum(residuals(b)[keep] ** 2)) - threshold
+
+    grid = np.unique(np.append(np.geomspace(peak / 1000, peak, 64), bandwidth))
+    inside = [b for b in grid if excess(b) <= 0] or [bandwidth]
+    below = grid[grid < inside[0]]
+    low = _crossing(excess, float(below[-1]), inside[0]) if below.size else inside[0]
+    if excess(peak) <= 0:
+        return DdrFit(None, low, math.inf, low, len(shared), sigma)
+    above = grid[grid > inside[-1]]
+    high = _crossing(excess, inside[-1], float(above[0])) if above.size else inside[-1]
+    return DdrFit(bandwidth, low, high, low, len(shared), sigma)

@@ -24,7 +24,7 @@ from models.formats import Schedule
 from schedsearch.calibrate.measurements import MeasuredRun
 from schedsearch.trace import op_mode, op_tracks
 
-__all__ = ["OpReplay", "Replay", "replay", "measured_schedule", "plot_replay"]
+__all__ = ["OpReplay", "Replay", "replay", "predecessors", "measured_schedule", "plot_replay"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +75,10 @@ class Replay:
         return document
 
 
-def _predecessors(schedule: Schedule, windows: dict[str, tuple[float, float]]
-                  ) -> dict[str, set[str]]:
+def predecessors(schedule: Schedule, windows: dict[str, tuple[float, float]]
+                 ) -> dict[str, set[str]]:
+    """Per op, the ops it waits for: the one before it in each unit's queue (queues in
+    order of the ``windows``' starts), its ``after`` edges, the writers of what it reads."""
     found: dict[str, set[str]] = {name: set() for name in schedule.ops}
     queues: dict[str, list[str]] = {}
     for name in schedule.ops:
@@ -106,11 +108,11 @@ def replay(run: MeasuredRun) -> Replay:
     schedule = run.schedule
     origin = run.origin
     windows = {name: (start - origin, end - origin) for name, (start, end) in run.windows.items()}
-    predecessors = _predecessors(schedule, windows)
+    before = predecessors(schedule, windows)
     last = max(windows, key=lambda n: (windows[n][1], n))
     path = [last]
     while True:
-        preds = [p for p in predecessors[path[-1]] if p not in path]
+        preds = [p for p in before[path[-1]] if p not in path]
         if not preds:
             break
         path.append(max(preds, key=lambda n: (windows[n][1], n)))

@@ -3,9 +3,9 @@
 Nothing here is measured on a device. A *truth* is a target whose figures are set to a
 known parameter set (:data:`TRUTH_V75`: plausible figures that differ from the bundled
 assumptions, so that a calibration visibly moves them); rows get the truth's roofline
-duration times ``exp(N(0, noise))`` (relative jitter). A traced run keeps the schedule's
-start times; its transfers share a bus of a known bandwidth (max-min fair, as
-:mod:`schedsearch.calibrate.ddr` models it) and end when their bytes are through.
+duration times ``exp(N(0, noise))`` (relative jitter). A run of a schedule is simulated
+event by event: queues and waits as the schedule orders them, transfers sharing a bus of
+a known bandwidth (max-min fair, as :mod:`schedsearch.calibrate.ddr` models it).
 
 ``python -m schedsearch.calibrate.synthetic -o FILE.csv`` writes the bundled example
 ``models/examples/measurements-v75.csv`` (seed 0), marked synthetic in its first lines.
@@ -17,7 +17,7 @@ import argparse
 import copy
 import math
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from schedsearch.calibrate.calibration import set_figure
 from schedsearch.calibrate.ddr import fair_shares
 from schedsearch.calibrate.engines import model_figures
 from schedsearch.calibrate.measurements import MATMUL, MeasuredRun, Measurement
+from schedsearch.calibrate.replay import predecessors
 from schedsearch.calibrate.work import Engine, FitRow, measurement_row, run_rows
 
 __all__ = ["TRUTH_V75", "TRUTH_BANDWIDTH", "truth_target", "synthetic_measurements",
@@ -98,55 +99,84 @@ def synthetic_measurements(truth: Target, *, seed: int, noise: float = 0.03,
     return found
 
 
-def _bus_ends(starts: list[float], nbytes: list[float], caps: list[float],
-              bandwidth: float) -> list[float]:
-    """When each stream (start, bytes, cap) ends on a max-min fair bus: an event loop."""
-    left = list(nbytes)
-    ends = [math.inf] * len(starts)
-    now = min(starts)
-    while any(math.isinf(e) for e in ends):
-        active = [i for i in range(len(starts)) if starts[i] <= now and math.isinf(ends[i])]
-        upcoming = [s for s in starts if s > now]
-        if not active:
-            now = min(upcoming)
-            continue
-        shares = fair_shares([caps[i] for i in active], bandwidth)
-        step = min([left[i] / share for i, share in zip(active, shares, strict=True)]
-                   + [s - now for s in upcoming])
-        for i, share in zip(active, shares, strict=True):
-            left[i] -= share * step
-            if left[i] <= 1e-9 * nbytes[i]:
-                ends[i] = now + step
-        now += step
-    return ends
+@dataclass
+class _Op:
+    """One op of a simulated run: a fixed duration, or a transfer's latency and bytes."""
+
+    duration: float
+    latency: float = 0.0
+    left: float = 0.0
+    cap: float = 0.0
+    start: float = math.nan
+    end: float = math.nan
+
+    @property
+    def transfer(self) -> bool:
+        return self.cap > 0
+
+
+def _ops(schedule: Schedule, truth: Target, rng: np.random.Generator,
+         noise: float) -> dict[str, _Op]:
+    model = cost_model(truth)
+    planned = {name: (p.start, p.end) for name, p in schedule.ops.items()}
+    rows = run_rows(MeasuredRun(schedule, planned, "<schedule>"), model)
+    ops = {}
+    for name, placement in schedule.ops.items():
+        jitter = math.exp(rng.normal(0, noise))
+        row = rows.get(name)
+        if row is None:
+            ops[name] = _Op(float(placement.end - placement.start))
+        elif row.engine in (Engine.LOAD, Engine.STORE):
+            latency, rate = model_figures(model, row.engine, row.key)
+            ops[name] = _Op(0.0, latency, row.work * jitter, float(rate or 1))
+        else:
+            ops[name] = _Op(_duration(row, model) * jitter)
+    return ops
 
 
 def synthetic_run(schedule: Schedule, truth: Target, *, bandwidth: float, seed: int,
-                  noise: float = 0.03) -> Schedule:
-    """A measured run of ``schedule`` on the truth, as a schedule with the measured times
-    (write it with :func:`schedsearch.trace.schedule_to_trace` to get a trace).
+                  noise: float = 0.03) -> MeasuredRun:
+    """A run of ``schedule`` on the truth, simulated event by event.
 
-    Every op starts when the schedule says; compute ops take their truth duration with
-    jitter; transfers stream after their latency on a shared bus of ``bandwidth``.
+    An op starts at its planned start or, if later, once the ops it waits for have ended
+    (the previous op in each of its units' queues, its ``after`` edges, the writers of
+    what it reads); compute ops take their truth duration with jitter; a transfer waits
+    its latency, then streams its bytes (with jitter) sharing a bus of ``bandwidth``.
     """
-    model = cost_model(truth)
     rng = np.random.default_rng(seed)
-    planned = {name: (p.start, p.end) for name, p in schedule.ops.items()}
-    rows = run_rows(MeasuredRun(schedule, planned, "<schedule>"), model)
-    ends = {name: placement.start + _duration(rows[name], model)
-            * math.exp(rng.normal(0, noise)) if name in rows else placement.end
-            for name, placement in schedule.ops.items()}
-    transfers = [name for name, row in rows.items() if row.engine in (Engine.LOAD, Engine.STORE)]
-    figures = [model_figures(model, rows[n].engine, rows[n].key) for n in transfers]
-    starts = [schedule.ops[n].start + latency for n, (latency, _) in zip(transfers, figures,
-                                                                         strict=True)]
-    streamed = _bus_ends(starts, [rows[n].work * math.exp(rng.normal(0, noise))
-                                  for n in transfers],
-                         [float(rate or 1) for _, rate in figures], bandwidth)
-    ends.update(zip(transfers, streamed, strict=True))
-    ops = {name: replace(p, end=max(p.start + 1, round(ends[name])))
-           for name, p in schedule.ops.items()}
-    return replace(schedule, ops=ops, makespan=max(p.end for p in ops.values()))
+    ops = _ops(schedule, truth, rng, noise)
+    waits = predecessors(schedule, {n: (p.start, p.end) for n, p in schedule.ops.items()})
+    planned = sorted(schedule.ops, key=lambda n: (schedule.ops[n].start, n))
+    now = 0.0
+    while planned or any(math.isnan(op.end) for op in ops.values()):
+        for name in [n for n in planned if schedule.ops[n].start <= now
+                     and all(not math.isnan(ops[w].end) for w in waits[n])]:
+            ops[name].start = now
+            planned.remove(name)
+        running = [op for op in ops.values() if not math.isnan(op.start)
+                   and math.isnan(op.end)]
+        streaming = [op for op in running if op.transfer and now >= op.start + op.latency]
+        shares = fair_shares([op.cap for op in streaming], bandwidth)
+        events = [op.start + op.duration for op in running if not op.transfer]
+        events += [op.start + op.latency for op in running if op.transfer
+                   and now < op.start + op.latency]
+        events += [now + op.left / share for op, share in zip(streaming, shares, strict=True)]
+        events += [float(schedule.ops[n].start) for n in planned
+                   if all(not math.isnan(ops[w].end) for w in waits[n])]
+        step = max(min(events) - now, 0.0) if events else math.inf
+        if math.isinf(step):
+            raise ValueError("the schedule's waits form a cycle")
+        for op, share in zip(streaming, shares, strict=True):
+            finished = now + op.left / share <= (now + step) * (1 + 1e-12)
+            op.left -= share * step
+            if finished:
+                op.end = now + step
+        now += step
+        for op in running:
+            if not op.transfer and op.start + op.duration <= now:
+                op.end = op.start + op.duration
+    return MeasuredRun(schedule, {name: (op.start, op.end) for name, op in ops.items()},
+                       "<synthetic run>")
 
 
 def write_csv(rows: list[Measurement], stream: object, header: str) -> None:

@@ -1,0 +1,65 @@
+"""The DDR bandwidth from transfers that overlapped in a measured run."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from models.cost import cost_model
+from models.formats import Schedule, Target
+from schedsearch.calibrate.ddr import TransferSlice, fair_shares, fit_ddr
+from schedsearch.calibrate.engines import model_figures
+from schedsearch.calibrate.synthetic import TRUTH_BANDWIDTH, synthetic_run
+from schedsearch.calibrate.work import Engine, run_rows
+
+
+@given(st.lists(st.floats(0.5, 100), min_size=1, max_size=6), st.floats(0.5, 300))
+def test_fair_shares_give_the_bus_away_max_min_fairly(caps: list[float], bus: float) -> None:
+    shares = fair_shares(caps, bus)
+    assert math.isclose(sum(shares), min(bus, sum(caps)), rel_tol=1e-9)
+    assert all(0 < share <= cap * (1 + 1e-12) for share, cap in zip(shares, caps, strict=True))
+    # max-min fair: a stream below its cap gets at least as much as any other stream
+    for share, cap in zip(shares, caps, strict=True):
+        if share < cap * (1 - 1e-9):
+            assert all(share >= other * (1 - 1e-9) for other in shares)
+
+
+def _slices(schedule: Schedule, truth: Target, bandwidth: float,
+            seed: int) -> list[TransferSlice]:
+    """The transfers of a synthetic measured run, with the truth's caps and latencies."""
+    run = synthetic_run(schedule, truth, bandwidth=bandwidth, seed=seed)
+    model = cost_model(truth)
+    slices = []
+    for name, row in run_rows(run, model).items():
+        if row.engine in (Engine.LOAD, Engine.STORE):
+            latency, rate = model_figures(model, row.engine, row.key)
+            slices.append(TransferSlice(name, *run.windows[name], row.work, float(rate or 1),
+                                        latency))
+    return slices
+
+
+def test_a_bus_slower_than_two_transfers_is_recovered_within_its_interval(
+        schedule: Schedule, truth: Target) -> None:
+    covered = 0
+    for seed in range(20):
+        fit = fit_ddr(_slices(schedule, truth, TRUTH_BANDWIDTH, seed), 0.99)
+        assert fit is not None and fit.bandwidth is not None
+        assert abs(fit.bandwidth - TRUTH_BANDWIDTH) < 0.1 * TRUTH_BANDWIDTH
+        covered += fit.low <= TRUTH_BANDWIDTH <= fit.high
+    assert covered >= 19
+
+
+def test_a_bus_that_never_bound_gives_only_a_lower_bound(schedule: Schedule,
+                                                         truth: Target) -> None:
+    slices = _slices(schedule, truth, 1000.0, 0)
+    fit = fit_ddr(slices, 0.99)
+    assert fit is not None
+    assert fit.bandwidth is None
+    assert max(s.cap for s in slices) < fit.lower_bound < 1000  # the truth keeps the claim
+
+
+def test_no_overlap_no_fit() -> None:
+    alone = [TransferSlice("a", 0, 100, 1000, 20, 10), TransferSlice("b", 100, 200, 1000, 20, 10)]
+    assert fit_ddr(alone, 0.99) is None
