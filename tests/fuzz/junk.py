@@ -13,7 +13,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-__all__ = ["json_scalars", "json_values", "json_hooks", "corrupted"]
+__all__ = ["BOUNDARY_INTEGERS", "json_scalars", "json_values", "json_hooks", "corrupted"]
+
+#: The integers where a reader's minimums and its 64-bit range are decided.
+BOUNDARY_INTEGERS = (0, 1, -1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1)
 
 json_scalars = (st.none() | st.booleans() | st.integers(-(2**70), 2**70)
                 | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12))
@@ -43,17 +46,25 @@ def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]
 
 @st.composite
 def corrupted(draw: st.DrawFn, document: dict[str, Any]) -> Any:
-    """``document`` with one random subtree replaced, removed, or given an extra key."""
+    """``document`` with one random subtree replaced (by random JSON or by an integer at a
+    boundary), removed, given an extra key, or given a ``meta`` (an object, which every
+    object may carry, or anything else)."""
     doc = copy.deepcopy(document)
     path = draw(st.sampled_from(list(_paths(doc))[1:]), label="path")
     parent = doc
     for key in path[:-1]:
         parent = parent[key]
-    how = draw(st.sampled_from(["replace", "delete", "add key"]), label="how")
+    how = draw(st.sampled_from(["replace", "boundary", "delete", "add key", "add meta"]),
+               label="how")
     if how == "replace":
         parent[path[-1]] = draw(json_values | json_scalars, label="new value")
+    elif how == "boundary":
+        parent[path[-1]] = draw(st.sampled_from(BOUNDARY_INTEGERS), label="boundary value")
     elif how == "delete":
         del parent[path[-1]]
+    elif how == "add meta" and isinstance(parent[path[-1]], dict):
+        meta = st.dictionaries(st.text(max_size=6), json_values, max_size=3)
+        parent[path[-1]]["meta"] = draw(meta | json_values, label="meta")
     elif isinstance(parent[path[-1]], dict):
         parent[path[-1]][draw(st.text(max_size=6), label="key")] = draw(json_values)
     else:

@@ -29,6 +29,8 @@ __all__ = ["MUTATIONS", "NOISE", "Draw", "mutate", "apply_chain"]
 
 Draw = Callable[..., Any]
 Doc = dict[str, Any]
+#: The largest figure FORMATS.md allows; a mutant must not step past it (that is FORMAT).
+MAX_INT = 2**63 - 1
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -76,7 +78,7 @@ def break_format(doc: Doc, draw: Draw) -> Doc | None:
         variants += ["drop buffer placement", "bytes outside"]
     variants += ["extra buffer placement", "unknown buffer", "unknown tensor", "edge to nowhere"]
     tensor_accesses = [a for o in p["ops"].values() for k in ("reads", "writes")
-                       for a in o.get(k, []) if "tensor" in a]
+                       for a in o.get(k, []) if a.get("tensor") in p.get("tensors", {})]
     if tensor_accesses:
         variants += ["box outside shape", "box rank"]
     variant = draw(st.sampled_from(variants), label="FORMAT variant")
@@ -297,6 +299,8 @@ def break_budget(doc: Doc, draw: Draw) -> Doc | None:
     op = draw(st.sampled_from(ops), label="op")
     if budgets and draw(st.booleans(), label="existing budget"):
         b = draw(st.sampled_from(sorted(budgets)))
+        if budgets[b] >= MAX_INT:  # no draw can exceed it: bring it down to earth first
+            budgets[b] = draw(st.integers(1, 5))
     else:
         b = "EXTRA_BW"
         budgets[b] = draw(st.integers(1, 5))
@@ -462,15 +466,15 @@ def break_mem_range(doc: Doc, draw: Draw) -> Doc | None:
     name = draw(st.sampled_from(sorted(bufs)), label="buffer")
     buf, place = bufs[name], doc["buffers"][name]
     mem = mems[buf["memory"]]
-    variants = ["past capacity", "capacity lowered"]
+    step = math.lcm(buf.get("align", 1), mem.get("alignment_bytes", 1))
+    past = -(-mem["capacity_bytes"] // step) * step
+    variants = ["capacity lowered"] + (["past capacity"] if past + step <= MAX_INT else [])
     if place["offset"] > 0:
         variants += ["buffer misaligned", "memory misaligned"]
     variant = draw(st.sampled_from(variants), label="MEM_RANGE variant")
     if variant == "past capacity":
         # at or above the capacity no legal buffer lives, so no ALIAS comes along
-        step = math.lcm(buf.get("align", 1), mem.get("alignment_bytes", 1))
-        place["offset"] = -(-mem["capacity_bytes"] // step) * step + step * draw(
-            st.integers(0, 1))
+        place["offset"] = past + step * draw(st.integers(0, 1))
     elif variant == "capacity lowered":
         top = place["offset"] + buf["size"]
         if top < 2:
@@ -613,7 +617,7 @@ MUTATIONS: dict[str, Callable[[Doc, Draw], Doc | None]] = {
 # two readings of FORMATS.md are most likely to part; only the differential property
 # uses them, since which codes they cause is for the reference checker to say.
 def nudge_op(doc: Doc, draw: Draw) -> Doc | None:
-    """Shift an op's window by a tick or two, or stretch its end (never to zero length)."""
+    """Shift an op's window by a tick or two, or stretch its end (down to zero length)."""
     placed = _placed(doc)
     if not placed:
         return None
@@ -624,7 +628,7 @@ def nudge_op(doc: Doc, draw: Draw) -> Doc | None:
     if draw(st.booleans(), label="shift (else stretch)"):
         place["start"] += d
         place["end"] += d
-    elif place["end"] + d > place["start"]:
+    elif place["end"] + d >= place["start"]:
         place["end"] += d
     if draw(st.booleans(), label="fix makespan"):
         _fix_makespan(doc)
@@ -673,17 +677,8 @@ def random_buffer_access(doc: Doc, draw: Draw) -> Doc | None:
         access["bytes"] = [lo, hi]
     kind = draw(st.sampled_from(["reads", "writes"]), label="kind")
     op = draw(st.sampled_from(placed), label="op")
-    if kind == "writes" and any(a.get("buffer") == name
-                                and _bytes(a, size) & set(range(lo, hi))
-                                for a in doc["problem"]["ops"][op].get("writes", [])):
-        return None  # one op writing the same bytes twice: a case FORMATS.md leaves open
     _accesses(doc, op, kind).append(access)
     return doc
-
-
-def _bytes(access: dict[str, Any], size: int) -> set[int]:
-    lo, hi = access.get("bytes", [0, size])
-    return set(range(lo, hi))
 
 
 def retag(doc: Doc, draw: Draw) -> Doc | None:
@@ -739,10 +734,45 @@ def random_tensor_access(doc: Doc, draw: Draw) -> Doc | None:
     return doc
 
 
+#: Integers where minimums and orders are decided: FORMAT below a minimum, MODE, UNITS,
+#: MEM_RANGE, DURATION and LIFETIME at -1, empty windows at 0, the top of the 64-bit range.
+BOUNDARY_VALUES = (0, 1, -1, 2**63 - 1)
+#: Free-form objects whose content no rule reads.
+_FREE = ("meta", "params", "costs")
+
+
+def _integer_sites(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Paths of every integer of a document outside its free-form objects."""
+    if type(value) is int:
+        return [path]
+    if isinstance(value, dict):
+        return [site for key, item in value.items() if key not in _FREE
+                for site in _integer_sites(item, (*path, key))]
+    if isinstance(value, list):
+        return [site for i, item in enumerate(value) for site in _integer_sites(item, (*path, i))]
+    return []
+
+
+def boundary_value(doc: Doc, draw: Draw) -> Doc | None:
+    """Set one figure of the document (a time, size, count, index, box or byte bound) to
+    0, 1, -1 or 2**63 - 1."""
+    sites = _integer_sites(doc)
+    if not sites:
+        return None
+    doc = copy.deepcopy(doc)
+    path = draw(st.sampled_from(sites), label="figure")
+    parent = doc
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = draw(st.sampled_from(BOUNDARY_VALUES), label="boundary value")
+    return doc
+
+
 NOISE: dict[str, Callable[[Doc, Draw], Doc | None]] = {
     "nudge_op": nudge_op, "nudge_buffer": nudge_buffer,
     "random_buffer_access": random_buffer_access, "retag": retag,
     "reassign_units": reassign_units, "random_tensor_access": random_tensor_access,
+    "boundary_value": boundary_value,
 }
 
 

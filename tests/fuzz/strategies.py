@@ -11,7 +11,8 @@ here, from the rules of FORMATS.md alone:
 4. a list scheduler in op-index order: each op starts at the first tick after its
    predecessors' ends and a drawn release time at which enough units of every lane kind
    it needs are free for its whole window (LANE_OVERLAP, UNITS, AFTER hold);
-5. budget capacities and memory capacities derived afterwards from the peak use;
+5. budget capacities and memory capacities derived afterwards from the peak use (or the
+   largest 64-bit integer);
 6. buffers split into byte segments; each segment lives through a chain of "epochs": one
    writer, then readers that start after it ends, then the next writer starts after all
    those readers end (or is one of them, updating in place). STALE_READ and WRITE_RACE
@@ -20,6 +21,8 @@ here, from the rules of FORMATS.md alone:
 7. DDR tensors: inputs read anywhere; output/temp tensors split among tasks along their
    first dimension and gridded among the owning task's ops (OUTPUT holds), then read
    only by ops that start after every write of the region they read (DDR_RAW holds).
+
+8. ``meta`` (free-form, ignored) on any object that may carry it, with odd contents.
 
 Every draw is small and every count shrinks towards zero, so a failing example shrinks to
 a handful of ops with one or two buffers. All times are positive-length windows: an op's
@@ -45,6 +48,8 @@ BUDGET_NAMES = ("DDR_BW", "PWR")
 MEMORY_NAMES = ("VTCM", "L2")
 
 Box = list[list[int]]
+#: The largest figure FORMATS.md allows (a signed 64-bit integer); capacities may be it.
+MAX_INT = 2**63 - 1
 
 
 def box_cells(box: Box) -> set[tuple[int, ...]]:
@@ -173,7 +178,8 @@ def legal_schedules(draw: st.DrawFn, max_ops: int = 10, max_buffers: int = 4,
                        for op in ops if op.start <= t < op.end) for t in range(makespan))
         if fit_modes:
             peak = max([peak] + [m.get("budgets", {}).get(b, 0) for o in ops for m in o.modes])
-        budgets[b] = max(1, peak) + draw(st.integers(0, 2), label=f"headroom of {b}")
+        budgets[b] = max(1, peak) + draw(st.integers(0, 2) | st.just(MAX_INT - max(1, peak)),
+                                         label=f"headroom of {b}")
 
     # --- buffers: segments, epochs of one writer and its readers, then addresses
     buffers: dict[str, dict[str, Any]] = {}
@@ -212,7 +218,8 @@ def legal_schedules(draw: st.DrawFn, max_ops: int = 10, max_buffers: int = 4,
             p["offset"] = k * step
             placed.append(name)
         top = max([placements[n]["offset"] + buffers[n]["size"] for n in placed], default=1)
-        capacities[mem] = top + draw(st.integers(0, 8), label=f"spare of {mem}")
+        capacities[mem] = top + draw(st.integers(0, 8) | st.just(MAX_INT - top),
+                                     label=f"spare of {mem}")
 
     # --- DDR tensors
     tensors: dict[str, dict[str, Any]] = {}
@@ -232,9 +239,7 @@ def legal_schedules(draw: st.DrawFn, max_ops: int = 10, max_buffers: int = 4,
         "format": "npu-problem/1", "name": "fuzz", "tensors": tensors, "tasks": tasks,
         "buffers": buffers, "ops": {op.name: _op_dict(op) for op in ops},
         "after": [[ops[i].name, ops[j].name] for i, j in after]}
-    if draw(st.booleans(), label="problem meta"):
-        doc_problem["meta"] = {"generator": "tests/fuzz/strategies.py"}
-    return {
+    document = {
         "format": "npu-schedule/1",
         "target": {"format": "npu-target/1", "name": "fuzz", "time_unit": "ns",
                    "lanes": lanes, "budgets": budgets,
@@ -248,6 +253,30 @@ def legal_schedules(draw: st.DrawFn, max_ops: int = 10, max_buffers: int = 4,
         "makespan": makespan,
         "meta": {"solver": "tests/fuzz", "status": "LEGAL_BY_CONSTRUCTION"},
     }
+    if draw(st.booleans(), label="meta anywhere"):
+        for site in _meta_sites(document):
+            if draw(st.booleans(), label="meta here"):
+                site["meta"] = draw(META_VALUES, label="meta")
+    return document
+
+
+#: ``meta`` contents: free-form objects, ignored by every rule (FORMATS.md, Boundaries).
+META_VALUES = st.sampled_from([{}, {"note": "free-form"},
+                               {"figures": [1, 2.5, None, True], "nested": {"a": {"b": []}}}])
+
+
+def _meta_sites(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every object of a schedule document that may carry ``meta``: the documents, memory
+    entries, tensors, tasks, buffers, ops, modes, accesses, op and buffer placements."""
+    target, problem = doc["target"], doc["problem"]
+    ops = list(problem["ops"].values())
+    return [doc, target, problem, *target["memories"].values(),
+            *problem["tensors"].values(), *problem["tasks"].values(),
+            *problem["buffers"].values(), *ops,
+            *(mode for op in ops for mode in op["modes"]),
+            *(access for op in ops for key in ("reads", "writes")
+              for access in op.get(key, [])),
+            *doc["ops"].values(), *doc["buffers"].values()]
 
 
 @st.composite

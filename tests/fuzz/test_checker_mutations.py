@@ -95,28 +95,17 @@ def test_checker_agrees_with_the_reference_on_a_nonexistent_unit_held_twice() ->
     _judged_alike(NONEXISTENT_UNIT_HELD_TWICE, {"UNITS"})
 
 
-def _has_op_without_modes(doc: Any) -> bool:
-    try:
-        return any(isinstance(op, dict) and op.get("modes") == []
-                   for op in doc["problem"]["ops"].values())
-    except (AttributeError, KeyError, TypeError):
-        return False
-
-
 @given(data=st.data())
 def test_checker_agrees_with_the_reference_on_corrupted_documents(data: st.DataObject) -> None:
     """One subtree of a legal schedule replaced, deleted or extended (tests/fuzz/junk.py):
     both checkers must agree on whether the document is well-formed, and on the codes
     when it is.
 
-    Left out: an op with an empty ``modes`` list. FORMATS.md does not say that an op needs
-    a mode; models/formats.py refuses it (FORMAT), checker/ reports MODE for its placement.
-    And a well-formed document with a huge buffer, tensor or box, which the reference
-    cannot expand into sets (it raises TooLarge; counted as an event).
+    Left out: a well-formed document with a huge buffer, tensor or box, which the
+    reference cannot expand into sets (it raises TooLarge; counted as an event).
     """
     doc = data.draw(corrupted(data.draw(legal_schedules(max_ops=5), label="original")),
                     label="corrupted")
-    assume(not _has_op_without_modes(doc))
     note(dump(doc))
     try:
         expected = reference_codes(doc)
