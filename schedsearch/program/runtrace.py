@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 from models.cost import overheads
@@ -62,14 +63,19 @@ def program_run_trace(program: Program, jitter: Jitter, seed: int,
     trace = schedule_to_trace(timed, violations)
     tid = {e["args"]["name"]: e["tid"] for e in trace["traceEvents"]
            if e.get("ph") == "M" and e["name"] == "thread_name" and e["pid"] == _LANES_PID}
-    scale = float(microseconds_per_tick(timed.target.time_unit) or 1)
+    scale = microseconds_per_tick(timed.target.time_unit) or Fraction(1)
+
+    def us(ticks: int) -> int | float:  # as schedule_to_trace converts, so the ts match
+        value = ticks * scale
+        return int(value) if value.denominator == 1 else float(value)
+
     for k, (before, after) in enumerate(program.wait_edges()):
         a, b = timed.ops[before], timed.ops[after]
         trace["traceEvents"] += [
             {"name": "wait", "cat": "wait", "ph": "s", "id": k, "pid": _LANES_PID,
-             "tid": tid[op_tracks(timed, before)[0]], "ts": a.start * scale},
+             "tid": tid[op_tracks(timed, before)[0]], "ts": us(a.start)},
             {"name": "wait", "cat": "wait", "ph": "f", "bp": "e", "id": k, "pid": _LANES_PID,
-             "tid": tid[op_tracks(timed, after)[0]], "ts": b.start * scale}]
+             "tid": tid[op_tracks(timed, after)[0]], "ts": us(b.start)}]
     trace["otherData"].update({"simulated_run": True, "jitter": str(jitter), "seed": seed,
                                "static_makespan": program.schedule.makespan,
                                "waits": program.wait_count})

@@ -1,0 +1,138 @@
+"""Simulation: the noise, the fluid bus, hand-computed runs, and every run keeping every
+order its plan states (queues, waits with their event cost, barriers, launches)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from models.cost import Overheads
+from models.errors import InputError
+from schedsearch.cli import main
+from schedsearch.paths import SolveOptions
+from schedsearch.program import program_from_dict, program_to_dict
+from schedsearch.program.policies import Policy, plan_policy, program_plan
+from schedsearch.program.simulate import Jitter, fluid_rates, noise, run_plan
+from schedsearch.program.stats import summarise
+
+from .cases import read, schedule_doc, write
+from .examples import searched
+from .programs import lowered
+
+COSTS = Overheads(launch_ns=100, event_ns=5, barrier_ns=7, dispatch_ns=3)
+
+
+def tiny_program():
+    """a (DMA.0) writes x over [0, 10); b (HMX.0) reads it over [20, 30): one wait."""
+    doc = schedule_doc({"a": ("DMA.0", 0, 10, [], [write("x", "v")]),
+                        "b": ("HMX.0", 20, 30, [read("x", "v")], [])},
+                       buffers={"x": (64, 0, 0, 30)})
+    return program_from_dict(lowered(doc))
+
+
+@pytest.mark.parametrize(("spec", "default", "kinds"), [
+    ("0.1", 0.1, {}), ("HMX=0.1,DMA=0.3", 0.0, {"HMX": 0.1, "DMA": 0.3}),
+    ("0.2, DMA=0", 0.2, {"DMA": 0.0})])
+def test_jitter_spec(spec: str, default: float, kinds: dict[str, float]) -> None:
+    jitter = Jitter.parse(spec)
+    assert jitter.default == default and jitter.by_kind == kinds
+
+
+@pytest.mark.parametrize("spec", ["", "x", "-0.1", "DMA=", "=0.1", "nan", "DMA=inf"])
+def test_bad_jitter_spec_is_refused(spec: str) -> None:
+    with pytest.raises(InputError, match="OPTION|CV"):
+        Jitter.parse(spec)
+
+
+def test_noise_has_the_modelled_duration_as_mean_and_the_asked_spread() -> None:
+    z = noise(["a"], 200_000, seed=1)
+    sigma2 = math.log1p(0.3 ** 2)
+    factor = np.exp(math.sqrt(sigma2) * z["a"] - sigma2 / 2)
+    assert factor.mean() == pytest.approx(1.0, abs=0.005)
+    assert factor.std() == pytest.approx(0.3, abs=0.005)
+
+
+def test_fluid_rates_share_the_bus_as_contention_does() -> None:
+    """Two ops drawing 40 of 60 run at 60/80 = 0.75 (schedsearch/contention.py's example);
+    one alone, or one drawing nothing, runs at 1."""
+    draws = np.array([[40.0], [40.0], [0.0]])
+    both = fluid_rates(np.array([[True, True, True]]), draws, np.array([60.0]))
+    alone = fluid_rates(np.array([[True, False, True]]), draws, np.array([60.0]))
+    assert both[0].tolist() == [0.75, 0.75, 1.0]
+    assert alone[0, [0, 2]].tolist() == [1.0, 1.0]
+
+
+def test_a_noiseless_run_by_hand() -> None:
+    """launch 100, a runs 10, the event costs 5, b runs 10: makespan 125; DMA busy
+    10 of 2 x 125; HMX waits 15 after the launch on its event: 15 of 3 units x 125."""
+    planned = program_plan(tiny_program(), COSTS)
+    runs = run_plan(planned.plan, noise(["a", "b"], 1, 0), 1, Jitter(0.0))
+    assert runs.start[0].tolist() == [100.0, 115.0]
+    assert runs.makespan.tolist() == [125.0]
+    result = summarise(planned, runs)
+    assert result.busy_share["DMA"] == pytest.approx(10 / 250)
+    assert result.blocked_share == pytest.approx(15 / 375)
+
+
+def test_contention_stretches_two_loads_that_share_the_bus() -> None:
+    doc = schedule_doc({"a": ("DMA.0", 0, 100, [], []), "b": ("DMA.1", 0, 100, [], [])})
+    doc["target"]["budgets"] = {"BW": 60}
+    for op in ("a", "b"):
+        doc["problem"]["ops"][op]["modes"][0]["budgets"] = {"BW": 40}
+    planned = program_plan(program_from_dict(lowered(doc)), Overheads(0, 0, 0, 0))
+    runs = run_plan(planned.plan, {}, 1, Jitter(0.0))
+    assert runs.end[0].tolist() == pytest.approx([100 / 0.75, 100 / 0.75])
+
+
+def _orders_kept(plan, runs) -> None:
+    gap = runs.start[:, plan.dst] - (runs.end[:, plan.src] + plan.delay)
+    assert gap.min() >= -1e-6
+    assert (runs.start >= plan.release - 1e-6).all()
+    assert (runs.end >= runs.start).all()
+
+
+def _units_never_oversubscribed(plan, runs) -> None:
+    for r in range(runs.start.shape[0]):
+        events = sorted([(t, 1, i) for i, t in enumerate(runs.start[r])] +
+                        [(t, 0, i) for i, t in enumerate(runs.end[r])])
+        held = np.zeros(len(plan.lanes), dtype=np.int64)
+        for _, starting, i in events:
+            held += plan.units[i] if starting else -plan.units[i]
+            assert (held <= plan.unit_counts).all()
+
+
+@pytest.mark.parametrize("policy", list(Policy))
+def test_noisy_runs_keep_every_order_of_the_plan(policy: Policy) -> None:
+    _, lowering = searched("rmsnorm-gemm-chain-v75")
+    planned = plan_policy(lowering.program, policy, SolveOptions(time_limit=0.3))
+    runs = run_plan(planned.plan, noise(list(lowering.program.schedule.ops), 20, 3), 20,
+                    Jitter.parse("0.3,DMA=0.5"))
+    assert not np.isnan(runs.end).any()
+    _orders_kept(planned.plan, runs)
+    _units_never_oversubscribed(planned.plan, runs)
+    if policy is Policy.PROGRAM:
+        program = lowering.program
+        index = {n: i for i, n in enumerate(planned.plan.names)}
+        for before, after in program.wait_edges():
+            assert (runs.start[:, index[after]] >= runs.end[:, index[before]]).all()
+
+
+def test_simulate_cli_json(tmp_path, capsys) -> None:
+    _, lowering = searched("rmsnorm-gemm-chain-v75")
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(program_to_dict(lowering.program)))
+    assert main(["simulate", str(path), "--runs", "30", "--jitter", "0.2", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["runs"] == 30 and figures["jitter"] == "0.2"
+    (result,) = figures["policies"]
+    assert result["policy"] == "program"
+    assert result["p50"] <= result["p95"] <= result["p99"]
+    assert set(result["busy_share"]) == set(lowering.program.schedule.target.lanes)
+
+
+def test_simulate_cli_refuses_a_bad_jitter(tmp_path, capsys) -> None:
+    assert main(["simulate", str(tmp_path / "p.json"), "--jitter", "fast"]) == 2
+    assert "--jitter" in capsys.readouterr().err
