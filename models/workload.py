@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
@@ -127,8 +128,14 @@ def _parse_toml(text: str, source: str) -> Any:
         raise InputError(f"not valid TOML: {error}", source=source, rule="TOML") from None
 
 
-def load_workload(name_or_path: str) -> Workload:
-    """A bundled example by name, else a ``.toml`` or ``.json`` workload file."""
+def load_workload(name_or_path: str, dims: Mapping[str, int] | None = None) -> Workload:
+    """A bundled example by name, else a ``.toml`` or ``.json`` workload file, else an
+    ``.onnx`` model (:mod:`models.onnx`; ``dims`` binds its symbolic dimensions)."""
+    if Path(name_or_path).suffix == ".onnx":
+        return _onnx_workload(name_or_path, dims or {})
+    if dims:
+        raise InputError("--dim applies to ONNX models only", source=name_or_path,
+                         rule="DIM")
     if name_or_path in example_names():
         for suffix in (".toml", ".json"):
             entry = _examples().joinpath(name_or_path + suffix)
@@ -148,6 +155,20 @@ def load_workload(name_or_path: str) -> Workload:
                              rule="FILE") from None
         return workload_from_dict(_parse_toml(text, name_or_path), name_or_path)
     return workload_from_dict(load_json_file(path), name_or_path)
+
+
+def _onnx_workload(path: str, dims: Mapping[str, int]) -> Workload:
+    """The workload of an ONNX model; its target is :data:`models.onnx.lower.DEFAULT_TARGET`
+    unless a caller's ``--target`` overrides it."""
+    if not Path(path).is_file():
+        raise InputError("no such ONNX model file", source=path, rule="FILE")
+    try:
+        from models.onnx import load_onnx_workload
+    except ImportError:
+        raise InputError("reading .onnx models needs the onnx package: "
+                         "pip install 'npu-schedsearch[onnx]'", source=path,
+                         rule="ONNX") from None
+    return load_onnx_workload(path, dims)
 
 
 def op_count(workload: Workload, target: Target) -> int:
@@ -207,13 +228,15 @@ def scaled(workload: Workload, factor: float) -> Workload:
 
 def _json_document(path: str) -> Any:
     """The parsed document if ``path`` is a JSON file (not an example name), else None."""
-    if path in example_names() or Path(path).suffix == ".toml" or not Path(path).is_file():
+    if (path in example_names() or Path(path).suffix in (".toml", ".onnx")
+            or not Path(path).is_file()):
         return None
     return load_json_file(path)
 
 
 def load_problem_input(path_or_name: str, target_option: str | None,
-                       max_ops: int = MAX_OPS) -> tuple[Problem, Target]:
+                       max_ops: int = MAX_OPS,
+                       dims: Mapping[str, int] | None = None) -> tuple[Problem, Target]:
     """A problem and its target from a workload (file or example name) or a problem file.
 
     The target is ``target_option`` if given, else the workload's target or the problem's
@@ -221,11 +244,15 @@ def load_problem_input(path_or_name: str, target_option: str | None,
     durations hold only for the target it was costed for: naming another one is an
     InputError (rule TARGET) that says how to get a problem for it. The problem is
     checked against the target (:func:`models.validate.validate_problem`); a workload
-    that would tile into more than ``max_ops`` ops is refused (see :func:`tile`).
+    that would tile into more than ``max_ops`` ops is refused (see :func:`tile`). An
+    ``.onnx`` model is read with ``dims`` binding its symbolic dimensions.
     """
+    if dims and Path(path_or_name).suffix != ".onnx":
+        raise InputError("--dim applies to ONNX models only", source=path_or_name,
+                         rule="DIM")
     document = _json_document(path_or_name)
     if not (isinstance(document, dict) and document.get("format") == PROBLEM_FORMAT):
-        workload = (load_workload(path_or_name) if document is None
+        workload = (load_workload(path_or_name, dims) if document is None
                     else workload_from_dict(document, path_or_name))
         target = load_target(target_option or workload.target)
         return tile(workload, target, max_ops), target

@@ -7,7 +7,12 @@ import json
 
 from models.bounds import lower_bound
 from models.workload import load_problem_input
-from schedsearch.commands.options import add_size_option, add_target_option
+from schedsearch.commands.options import (
+    add_dim_option,
+    add_size_option,
+    add_target_option,
+    dims_of,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,13 +24,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("problem", metavar="PROBLEM",
                         help="npu-problem/1 file, workload file or example name")
     add_target_option(parser, default_from="the problem's meta.target or the workload's")
+    add_dim_option(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
     add_size_option(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    problem, target = load_problem_input(args.problem, args.target, args.max_ops)
+    problem, target = load_problem_input(args.problem, args.target, args.max_ops,
+                                         dims_of(args))
     bound = lower_bound(problem, target)
     if args.json:
         print(json.dumps({"problem": problem.name, "target": target.name,

@@ -16,7 +16,13 @@ from typing import Any
 
 from models.workload import load_problem_input
 from schedsearch import interrupt
-from schedsearch.commands.options import add_search_options, add_size_option, add_target_option
+from schedsearch.commands.options import (
+    add_dim_option,
+    add_search_options,
+    add_size_option,
+    add_target_option,
+    dims_of,
+)
 from schedsearch.output import image_file, output_dir
 from schedsearch.paths import Comparison, SolveOptions, compare
 from schedsearch.plans import make_plan, write_plan
@@ -32,6 +38,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("workload", metavar="WORKLOAD",
                         help="workload file, bundled example name, or npu-problem/1 file")
     add_target_option(parser, default_from="the input's")
+    add_dim_option(parser)
     add_search_options(parser, time_limit=5.0,
                        time_help="search budget of every solve, in seconds")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -44,7 +51,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    problem, target = load_problem_input(args.workload, args.target, args.max_ops)
+    problem, target = load_problem_input(args.workload, args.target, args.max_ops,
+                                         dims_of(args))
     options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers)
     with interrupt.cooperating():
         comparison = compare(problem, target, options=options)

@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import math
 
+from models.errors import InputError
 from models.workload import MAX_OPS
 
 __all__ = ["add_target_option", "add_search_options", "positive_number", "at_least_one",
-           "seed_number", "MAX_SEED", "add_size_option"]
+           "seed_number", "MAX_SEED", "add_size_option", "add_dim_option", "dim_binding",
+           "dims_of"]
 
 
 def positive_number(text: str) -> float:
@@ -52,6 +54,33 @@ def seed_number(text: str) -> int:
     if not 0 <= value <= MAX_SEED:
         raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_SEED}, got {text!r}")
     return value
+
+
+def dim_binding(text: str) -> tuple[str, int]:
+    """``NAME=VALUE``: a symbolic dimension of an ONNX model and its value (at least 1)."""
+    name, sep, value = text.partition("=")
+    if not sep or not name or not value.strip().isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE with a whole VALUE >= 1, "
+                                         f"got {text!r}")
+    return name, int(value)
+
+
+def add_dim_option(parser: argparse.ArgumentParser) -> None:
+    """``--dim NAME=VALUE`` (repeatable); :func:`dims_of` turns them into a mapping."""
+    parser.add_argument("--dim", type=dim_binding, action="append", default=[],
+                        metavar="NAME=VALUE",
+                        help="value of a symbolic dimension of an ONNX model (repeatable)")
+
+
+def dims_of(args: argparse.Namespace) -> dict[str, int]:
+    """The ``--dim`` bindings; a name given twice is an error (exit 2)."""
+    dims: dict[str, int] = {}
+    for name, value in args.dim:
+        if dims.get(name, value) != value:
+            raise InputError(f"--dim {name} given twice ({dims[name]} and {value})",
+                             source="<command line>", rule="DIM")
+        dims[name] = value
+    return dims
 
 
 def add_target_option(parser: argparse.ArgumentParser, default_from: str) -> None:

@@ -23,7 +23,13 @@ from models.formats import schedule_to_dict
 from models.workload import load_problem_input
 from schedsearch import interrupt
 from schedsearch.api import SECONDARIES, Progress, SolveReport, solve_report
-from schedsearch.commands.options import add_search_options, add_size_option, add_target_option
+from schedsearch.commands.options import (
+    add_dim_option,
+    add_search_options,
+    add_size_option,
+    add_target_option,
+    dims_of,
+)
 from schedsearch.hazards import GRANULARITIES
 from schedsearch.output import output_file, write_json
 from schedsearch.result import EXIT_CODES, NoSchedule, SolveStatus, refusal
@@ -37,6 +43,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("input", metavar="INPUT",
                         help="workload file, bundled example name, or npu-problem/1 file")
     add_target_option(parser, default_from="the input's")
+    add_dim_option(parser)
     parser.add_argument("-o", "--output", metavar="OUT.json", required=True, type=output_file,
                         help="schedule file to write (whole or not at all)")
     add_search_options(parser, time_limit=10.0,
@@ -75,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()  # tiling and checking the input count in the limit
     try:
         try:
-            problem, target = load_problem_input(args.input, args.target, args.max_ops)
+            problem, target = load_problem_input(args.input, args.target, args.max_ops,
+                                                 dims_of(args))
         except InputError as error:  # a problem that cannot fit is not unusable input
             raise refusal(error) from None
         with interrupt.cooperating():

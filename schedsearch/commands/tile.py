@@ -8,7 +8,13 @@ import json
 from models.formats import problem_to_dict
 from models.targets import load_target
 from models.workload import load_workload, scaled, tile
-from schedsearch.commands.options import add_size_option, add_target_option, positive_number
+from schedsearch.commands.options import (
+    add_dim_option,
+    add_size_option,
+    add_target_option,
+    dims_of,
+    positive_number,
+)
 from schedsearch.output import STDOUT, output_file, write_json
 
 
@@ -21,6 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", type=output_file,
                         help="write the problem here (whole or not at all); default stdout")
     add_target_option(parser, default_from="the workload's")
+    add_dim_option(parser)
     parser.add_argument("--scale", metavar="FACTOR", type=positive_number,
                         help="multiply each task's row dimension (gemm M, else rows)")
     add_size_option(parser)
@@ -28,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    workload = load_workload(args.workload)
+    workload = load_workload(args.workload, dims_of(args))
     if args.scale is not None:
         workload = scaled(workload, args.scale)
     target = load_target(args.target or workload.target)

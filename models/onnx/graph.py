@@ -1,0 +1,188 @@
+"""Reading an ONNX model into plain data: nodes, and a static shape and type per value.
+
+Symbolic dimensions of the graph inputs are bound to the values given before shape
+inference runs (with data propagation, so shapes computed by ``Shape -> Gather ->
+Concat`` chains become static too). Every refusal is one :class:`InputError` line
+naming the file and what is missing: rule ``DIM`` for a dimension (a symbolic one without
+a value, a value for a dimension the model does not have), ``SHAPE`` for a tensor whose
+shape stays unknown, ``DTYPE`` for an element type the library has no name for, ``ONNX``
+for a file that is not a model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from models.errors import InputError
+
+__all__ = ["Value", "Node", "Graph", "read_graph", "ONNX_DTYPES"]
+
+#: Contrib ops (ONNX Runtime) whose first output has their first input's shape and type;
+#: ONNX shape inference does not know them, so it sees an ``Identity`` in their place.
+SHAPE_OF_INPUT = ("SimplifiedLayerNormalization",)
+#: ONNX ``TensorProto`` element types -> the library's names (models.dtypes).
+ONNX_DTYPES = {1: "f32", 10: "f16", 16: "bf16", 3: "i8", 2: "u8", 5: "i16", 6: "i32"}
+_TASK_NAME = re.compile(r"[^A-Za-z0-9_-]")
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One tensor of the graph with its static shape and element type."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One node; ``name`` is unique and usable as a task name; missing optional inputs
+    are ``""``."""
+
+    name: str
+    op_type: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    attrs: dict[str, Any] = field(default_factory=dict)
+    #: the ONNX node name as written in the file (for messages)
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Graph:
+    """The nodes in file order, the graph's inputs (with initializers and constants) and
+    outputs, and what is known of constant tensors (small ones, for attributes such as
+    an epsilon)."""
+
+    source: str
+    name: str
+    nodes: tuple[Node, ...]
+    inputs: frozenset[str]
+    outputs: tuple[str, ...]
+    constants: dict[str, Any]
+    shapes: dict[str, tuple[int, ...] | None]
+    types: dict[str, int]
+
+    def value(self, name: str, node: Node) -> Value:
+        """The value ``name`` as ``node`` uses it; InputError if its shape or type is not
+        static or not known."""
+        shape = self.shapes.get(name)
+        if shape is None:
+            raise InputError(f"tensor {name!r} (at node {node.label!r}, {node.op_type}) has no "
+                             f"static shape after shape inference: give every symbolic "
+                             f"dimension with --dim NAME=VALUE, or export with static shapes",
+                             source=self.source, rule="SHAPE")
+        elem = self.types.get(name, 0)
+        if elem not in ONNX_DTYPES:
+            raise InputError(f"tensor {name!r} (at node {node.label!r}, {node.op_type}) has "
+                             f"ONNX element type {elem}, not one of "
+                             f"{', '.join(ONNX_DTYPES.values())}", source=self.source,
+                             rule="DTYPE")
+        return Value(name, shape, ONNX_DTYPES[elem])
+
+
+def _shape(type_proto: Any) -> tuple[tuple[int, ...] | None, int]:
+    tensor = type_proto.tensor_type
+    if not tensor.HasField("shape"):
+        return None, tensor.elem_type
+    dims = []
+    for dim in tensor.shape.dim:
+        if not dim.HasField("dim_value") or dim.dim_value < 1:
+            return None, tensor.elem_type
+        dims.append(dim.dim_value)
+    return tuple(dims), tensor.elem_type
+
+
+def _bind(model: Any, dims: Mapping[str, int], source: str) -> None:
+    """Set the symbolic dimensions of the graph inputs to the values given."""
+    initializers = {init.name for init in model.graph.initializer}
+    symbols: dict[str, str] = {}
+    for value in model.graph.input:
+        if value.name in initializers:
+            continue
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.HasField("dim_param"):
+                symbols.setdefault(dim.dim_param, value.name)
+    for name in dims:
+        if name not in symbols:
+            known = ", ".join(sorted(symbols)) or "none"
+            raise InputError(f"--dim {name}: the model has no symbolic dimension {name!r} "
+                             f"(its symbolic dimensions: {known})", source=source, rule="DIM")
+    for name, used_by in symbols.items():
+        if name not in dims:
+            raise InputError(f"symbolic dimension {name!r} (of input {used_by!r}) has no "
+                             f"value: give it with --dim {name}=VALUE", source=source,
+                             rule="DIM")
+    for value in (*model.graph.input, *model.graph.output):
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.HasField("dim_param") and dim.dim_param in dims:
+                dim.dim_value = dims[dim.dim_param]
+
+
+def _inferred(model: Any, path: str) -> Any:
+    """``model`` with the value infos ONNX shape inference finds (contrib ops of
+    :data:`SHAPE_OF_INPUT` seen as ``Identity``; the nodes themselves are kept)."""
+    import onnx
+
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    for node in probe.graph.node:
+        if node.op_type in SHAPE_OF_INPUT:
+            node.op_type, node.domain = "Identity", ""
+            del node.input[1:], node.output[1:], node.attribute[:]
+    try:
+        probe = onnx.shape_inference.infer_shapes(probe, strict_mode=False, data_prop=True)
+    except Exception as error:  # inference errors are InferenceError or ValidationError
+        raise InputError(f"ONNX shape inference failed: {error}".splitlines()[0], source=path,
+                         rule="SHAPE") from None
+    model.graph.ClearField("value_info")
+    model.graph.value_info.extend(probe.graph.value_info)
+    return model
+
+
+def read_graph(path: str, dims: Mapping[str, int]) -> Graph:
+    """The graph of the model file ``path`` with ``dims`` bound and shapes inferred."""
+    import onnx
+    from onnx import numpy_helper
+
+    try:
+        model = onnx.load(path, load_external_data=False)
+    except Exception as error:  # onnx raises DecodeError, OSError, ValueError ...
+        raise InputError(f"not a readable ONNX model: {error}", source=path,
+                         rule="ONNX") from None
+    _bind(model, dims, path)
+    model = _inferred(model, path)
+    graph = model.graph
+    shapes: dict[str, tuple[int, ...] | None] = {}
+    types: dict[str, int] = {}
+    for value in (*graph.input, *graph.value_info, *graph.output):
+        shapes[value.name], types[value.name] = _shape(value.type)
+    constants: dict[str, Any] = {}
+    for init in graph.initializer:
+        shapes[init.name], types[init.name] = tuple(init.dims), init.data_type
+        if math.prod(init.dims) <= 16:  # scalars and tiny vectors: an epsilon, a shape
+            constants[init.name] = numpy_helper.to_array(init)
+    inputs = {value.name for value in graph.input} | {init.name for init in graph.initializer}
+    nodes = []
+    used: set[str] = set()
+    for index, node in enumerate(graph.node):
+        base = _TASK_NAME.sub("_", node.name) or f"{node.op_type}_{index}"
+        name, suffix = base, 2
+        while name in used:
+            name, suffix = f"{base}_{suffix}", suffix + 1
+        used.add(name)
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        if node.op_type == "Constant" and "value" in attrs:
+            tensor = attrs["value"]
+            inputs.add(node.output[0])
+            shapes[node.output[0]], types[node.output[0]] = tuple(tensor.dims), tensor.data_type
+            constants[node.output[0]] = numpy_helper.to_array(tensor)
+            continue
+        nodes.append(Node(name, node.op_type, tuple(node.input), tuple(node.output), attrs,
+                          node.name or name))
+    return Graph(path, graph.name or "onnx", tuple(nodes), frozenset(inputs),
+                 tuple(value.name for value in graph.output), constants, shapes, types)

@@ -1,0 +1,277 @@
+"""Mapping an ONNX graph onto the operator library's tasks.
+
+Storage: every tensor lies in DDR as 2-D rows, ``[elements / cols, cols]``, where
+``cols`` is the last dimension of the shape it is produced with (a graph input or
+initializer: its own shape; a 1-D weight stays ``[n]``). ``Reshape``, ``Squeeze``,
+``Unsqueeze``, ``Flatten`` and ``Identity`` are views: no op, the same storage seen with
+another shape. A node reading a view must see the storage's rows unchanged (the same
+last dimension), except a ``Transpose``, which reads any view (see
+:mod:`models.ops.transpose`), and whose output is stored the way the node reading it
+wants (so ``Transpose -> Reshape -> MatMul``, the usual attention layout, costs one
+transpose and nothing more).
+
+Graph inputs and initializers are ``input`` tensors, graph outputs ``output``, the rest
+``temp`` (the builder derives these roles from who writes and reads each tensor).
+
+Node -> task: ``MatMul`` (batched leading dimensions; a 2-D ``B`` shared by every batch)
+and ``Gemm`` (``transA``, ``transB``; a bias ``C`` becomes an ``add``) -> ``gemm``;
+``RMSNormalization``, ``SimplifiedLayerNormalization`` and the decomposed pattern ->
+``rmsnorm``; ``LayerNormalization`` -> ``layernorm``; ``Softmax`` (last axis) ->
+``softmax``; ``Add``, ``Sub``, ``Mul``, ``Div`` -> ``binary`` (the second operand full,
+a row, a column or a scalar; the broadcast one may come first); ``Sigmoid``, ``Relu``,
+``Gelu``, ``Tanh`` and the SiLU pattern -> ``elementwise``; ``Transpose`` ->
+``transpose``; ``Cast`` -> ``cast``. Anything else: one line naming the node, its op
+type and this list (rule ``ONNX``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from models.errors import InputError
+from models.onnx.graph import Graph, Node, Value, read_graph
+from models.onnx.patterns import RMSNORM, SILU, fuse
+from models.ops import KINDS
+from models.ops.params import read_params
+from models.workload import Workload, WorkloadTask
+
+__all__ = ["SUPPORTED", "VIEWS", "DEFAULT_TARGET", "load_onnx_workload", "lower"]
+
+#: Op types that are views of their first input (no op).
+VIEWS = ("Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity")
+_ACTIVATIONS = {"Sigmoid": "sigmoid", "Relu": "relu", "Gelu": "gelu", "Tanh": "tanh",
+                SILU: "silu"}
+_BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div"}
+_RMSNORMS = ("RMSNormalization", "SimplifiedLayerNormalization", RMSNORM)
+#: The target of an imported model when no --target is given.
+DEFAULT_TARGET = "hexagon-v75"
+
+
+@dataclass
+class _Lowering:
+    """The state of one import: tensor storage and the tasks made so far."""
+
+    graph: Graph
+    alias: dict[str, str] = field(default_factory=dict)
+    cols: dict[str, int] = field(default_factory=dict)
+    tasks: list[WorkloadTask] = field(default_factory=list)
+
+    def fail(self, node: Node, message: str) -> InputError:
+        return InputError(f"node {node.label!r} ({node.op_type}): {message}",
+                          source=self.graph.source, rule="ONNX")
+
+    def storage(self, name: str) -> str:
+        while name in self.alias:
+            name = self.alias[name]
+        return name
+
+    def read(self, node: Node, index: int) -> tuple[str, Value]:
+        """The storage tensor and the value of input ``index``; the view must keep the
+        storage's rows."""
+        value = self.graph.value(node.inputs[index], node)
+        root = self.storage(value.name)
+        view_cols = value.shape[-1] if value.shape else 1
+        if self.cols.get(root, view_cols) != view_cols:
+            raise self.fail(node, f"reads {value.name!r} through a view that changes its rows "
+                                  f"({self.cols[root]} -> {view_cols} columns); only a "
+                                  f"Transpose reads such a view")
+        return root, value
+
+    def add(self, node: Node, kind: str, params: dict[str, Any], suffix: str = "") -> None:
+        name = node.name + suffix
+        checked = read_params(KINDS[kind].PARAMS, params, name, f"$.nodes[{name!r}]",
+                              self.graph.source)
+        self.tasks.append(WorkloadTask(name, kind, checked))
+
+
+def _rows_cols(shape: tuple[int, ...]) -> tuple[int, int]:
+    return (math.prod(shape[:-1]), shape[-1]) if shape else (1, 1)
+
+
+def _form(shape: tuple[int, ...], out: tuple[int, ...]) -> str | None:
+    """How a binary operand of ``shape`` broadcasts to ``out``: none, row, col, scalar."""
+    padded = (1,) * (len(out) - len(shape)) + tuple(shape)
+    if padded == out:
+        return "none"
+    if all(d == 1 for d in padded):
+        return "scalar"
+    if all(d == 1 for d in padded[:-1]) and padded[-1] == out[-1]:
+        return "row"
+    if padded[-1] == 1 and padded[:-1] == out[:-1]:
+        return "col"
+    return None
+
+
+def _gemm(low: _Lowering, node: Node) -> None:
+    (a, va), (b, vb) = low.read(node, 0), low.read(node, 1)
+    out = low.graph.value(node.outputs[0], node)
+    params: dict[str, Any] = {"dtype": out.dtype, "a": a, "b": b}
+    if node.op_type == "Gemm":
+        ta, tb = int(node.attrs.get("transA", 0)), int(node.attrs.get("transB", 0))
+        (M, K), N = (va.shape[::-1] if ta else va.shape), vb.shape[0 if tb else 1]
+        params.update(M=M, N=N, K=K, trans_a=ta, trans_b=tb)
+    else:
+        if len(va.shape) < 2 or len(vb.shape) < 2:
+            raise low.fail(node, "a 1-D MatMul operand is not supported")
+        K, N = vb.shape[-2:]
+        if math.prod(vb.shape[:-2]) == 1:  # one B for every row of A
+            params.update(M=math.prod(va.shape[:-1]), N=N, K=K)
+        elif va.shape[:-2] == vb.shape[:-2]:
+            params.update(M=va.shape[-2], N=N, K=K, batch=math.prod(va.shape[:-2]))
+        else:
+            raise low.fail(node, f"batch dimensions {list(va.shape[:-2])} and "
+                                 f"{list(vb.shape[:-2])} differ (broadcast batches are not "
+                                 f"supported)")
+    bias = node.inputs[2] if node.op_type == "Gemm" and len(node.inputs) > 2 else ""
+    if not bias:
+        low.add(node, "gemm", {**params, "out": low.storage(out.name)})
+        return
+    product = f"{node.name}.product"
+    low.add(node, "gemm", {**params, "out": product}, "_mm")
+    c, vc = low.read(node, 2)
+    form = _form(vc.shape, out.shape)
+    if form is None:
+        raise low.fail(node, f"bias of shape {list(vc.shape)} does not broadcast by rows "
+                             f"or columns to {list(out.shape)}")
+    rows, cols = _rows_cols(out.shape)
+    low.add(node, "binary", {"rows": rows, "cols": cols, "dtype": out.dtype, "fn": "add",
+                             "x": product, "y": c, "broadcast": form,
+                             "out": low.storage(out.name)})
+
+
+def _binary(low: _Lowering, node: Node) -> None:
+    (a, va), (b, vb) = low.read(node, 0), low.read(node, 1)
+    out = low.graph.value(node.outputs[0], node)
+    forms = _form(va.shape, out.shape), _form(vb.shape, out.shape)
+    if forms[0] == "none":
+        x, y, form, swap = a, b, forms[1], 0
+    elif forms[1] == "none":
+        x, y, form, swap = b, a, forms[0], 1
+    else:
+        raise low.fail(node, f"neither operand has the output's shape {list(out.shape)} "
+                             f"({list(va.shape)}, {list(vb.shape)})")
+    if form is None:
+        raise low.fail(node, f"shapes {list(va.shape)} and {list(vb.shape)} broadcast other "
+                             f"than by a row, a column or a scalar")
+    rows, cols = _rows_cols(out.shape)
+    low.add(node, "binary", {"rows": rows, "cols": cols, "dtype": out.dtype,
+                             "fn": _BINARY[node.op_type], "x": x, "y": y, "broadcast": form,
+                             "swap": swap, "out": low.storage(out.name)})
+
+
+def _last_axis(low: _Lowering, node: Node, rank: int, default: int) -> None:
+    axis = int(node.attrs.get("axis", default))
+    if rank and axis % rank != rank - 1:
+        raise low.fail(node, f"axis {axis} is not the last axis (only row-wise "
+                             f"normalisations are supported)")
+
+
+def _rowwise(low: _Lowering, node: Node) -> None:
+    x, vx = low.read(node, 0)
+    out = low.graph.value(node.outputs[0], node)
+    rows, cols = _rows_cols(out.shape)
+    params: dict[str, Any] = {"rows": rows, "cols": cols, "dtype": vx.dtype, "x": x,
+                              "out": low.storage(out.name)}
+    op = node.op_type
+    if op in _ACTIVATIONS:
+        low.add(node, "elementwise", {**params, "fn": _ACTIVATIONS[op]})
+    elif op == "Softmax":
+        _last_axis(low, node, len(vx.shape), -1)
+        low.add(node, "softmax", params)
+    elif op == "Cast":
+        low.add(node, "cast", {**params, "to": out.dtype})
+    else:
+        _last_axis(low, node, len(vx.shape), -1)
+        if "epsilon" in node.attrs:
+            params["eps"] = float(node.attrs["epsilon"])
+        weight = low.read(node, 1)[0]
+        if op == "LayerNormalization":
+            bias = len(node.inputs) > 2 and bool(node.inputs[2])
+            extra = {"bias": low.read(node, 2)[0]} if bias else {"has_bias": 0}
+            low.add(node, "layernorm", {**params, "weight": weight, **extra})
+        else:
+            low.add(node, "rmsnorm", {**params, "weight": weight})
+
+
+def _transpose(low: _Lowering, node: Node, out_cols: int) -> None:
+    x = low.graph.value(node.inputs[0], node)
+    root = low.storage(x.name)
+    perm = [int(p) for p in node.attrs.get("perm", range(len(x.shape))[::-1])]
+    keep = [d for d in range(len(x.shape)) if x.shape[d] != 1] or [0]
+    shape = [x.shape[d] for d in keep] if len(keep) > 1 or x.shape[keep[0]] != 1 else [1]
+    order = [keep.index(d) for d in perm if d in keep]
+    out = low.graph.value(node.outputs[0], node)
+    low.add(node, "transpose", {"shape": ",".join(map(str, shape)),
+                                "perm": ",".join(map(str, order)), "dtype": x.dtype,
+                                "x": root, "out": low.storage(out.name),
+                                "x_cols": low.cols.get(root, x.shape[-1] if x.shape else 1),
+                                "out_cols": out_cols})
+
+
+#: Op type -> how it is lowered (views and Transpose are handled apart).
+_LOWER: dict[str, Callable[[_Lowering, Node], None]] = {
+    "MatMul": _gemm, "Gemm": _gemm, **{op: _binary for op in _BINARY},
+    **{op: _rowwise for op in (*_ACTIVATIONS, "Softmax", "Cast", "LayerNormalization",
+                                *_RMSNORMS)}}
+#: The op types an imported model may use (SiLU and RMSNorm patterns aside).
+SUPPORTED = tuple(sorted({*_LOWER, *VIEWS, "Transpose", "Constant"} - {SILU, RMSNORM}))
+
+
+def _transpose_cols(low: _Lowering, nodes: list[Node], transpose: Node) -> int:
+    """How the output of ``transpose`` is stored: as the first non-view node that reads
+    it (through views) sees its rows; its own last dimension if none does."""
+    own = low.graph.value(transpose.outputs[0], transpose)
+    names = {transpose.outputs[0]}
+    for node in nodes:
+        if node.op_type in VIEWS and node.inputs[0] in names:
+            names.update(node.outputs)
+    for node in nodes:
+        if node.op_type not in VIEWS and node.op_type != "Transpose":
+            for name in node.inputs:
+                if name in names:
+                    shape = low.graph.value(name, node).shape
+                    return shape[-1] if shape else 1
+    return own.shape[-1] if own.shape else 1
+
+
+def lower(graph: Graph) -> list[WorkloadTask]:
+    """The tasks of ``graph`` (see the module docstring); InputError names the node."""
+    low = _Lowering(graph)
+    nodes = fuse(graph)
+    for name in graph.inputs:
+        shape = graph.shapes.get(name)
+        if shape:
+            low.cols[name] = shape[-1]
+    for node in nodes:
+        if node.op_type in VIEWS:
+            low.alias[node.outputs[0]] = node.inputs[0]
+        elif node.op_type == "Transpose":
+            cols = _transpose_cols(low, nodes, node)
+            _transpose(low, node, cols)
+            low.cols[node.outputs[0]] = cols
+        elif node.op_type in _LOWER:
+            _LOWER[node.op_type](low, node)
+            for out in node.outputs[:1]:
+                shape = graph.value(out, node).shape
+                low.cols[out] = shape[-1] if shape else 1
+        else:
+            raise InputError(f"node {node.label!r}: op type {node.op_type!r} is not supported; "
+                             f"supported: {', '.join(SUPPORTED)}", source=graph.source,
+                             rule="ONNX")
+    if not low.tasks:
+        raise InputError("the model has no node to schedule (only views)",
+                         source=graph.source, rule="ONNX")
+    return low.tasks
+
+
+def load_onnx_workload(path: str, dims: Mapping[str, int] | None = None,
+                       target: str = DEFAULT_TARGET) -> Workload:
+    """The workload of the ONNX model ``path`` on ``target``, ``dims`` binding its
+    symbolic dimensions."""
+    graph = read_graph(path, dims or {})
+    tasks = lower(graph)
+    return Workload(Path(path).stem, target, tuple(tasks), path)
