@@ -28,6 +28,20 @@ chain are counted, and the larger is taken:
   (they all run inside the window), and the shortest durations of the accessors that in
   every usable mode take more than half of one lane kind or budget (no two overlap).
 
+The second part, ``exclusion:M``, counts what cannot run beside what. Two ops are
+*apart* when no legal schedule runs them at the same time: the buffers of ``M`` they
+access together need more than ``round_up(C, A)`` bytes (their rounded sizes, each buffer
+once; by the padding argument above), or one must end before the other starts (a path of
+necessary edges). Take a set ``X`` of ops pairwise apart (found greedily, largest
+footprint first) and the ops ``Y`` apart from every op of ``X``: the windows of ``X`` are
+disjoint, and ``Y`` runs only outside them, so::
+
+    T >= sum over X of its shortest durations + the least time Y needs on the resources
+
+(lane and budget work over capacity, and chains of ops that take more than half of one
+resource). On an RMSNorm whose input and output blocks fill most of VTCM, ``X`` is its
+compute ops and ``Y`` every DMA transfer: they cannot overlap at all.
+
 Only necessary orderings are used: the search's own derived order of the writers of
 shared bytes (:mod:`schedsearch.hazards`) is one choice among several, so a bound built
 on it would hold only for schedules that make the same choice.
@@ -35,6 +49,7 @@ on it would hold only for schedules that make the same choice.
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -45,7 +60,7 @@ from models.formats import Access, Box, Mode, Problem, Target
 from models.validate import usable_modes
 
 __all__ = ["MemoryVolume", "necessary_edges", "shortest_lifetimes", "memory_volumes",
-           "memory_bound_parts"]
+           "exclusion_bound", "memory_bound_parts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +106,8 @@ def necessary_edges(problem: Problem) -> set[tuple[str, str]]:
                     (name, _byte_range(access, size)))
             elif access.tensor is not None and access.box is not None:
                 tensor_writes[access.tensor].append((name, access.box))
+    regions = {tensor: _Regions(writes) for tensor, writes in tensor_writes.items()}
+    regions.update((t, _Regions([])) for t in problem.tensors if t not in regions)
     for name, op in problem.ops.items():
         for access in op.reads:
             if access.buffer is not None and access.value is not None:
@@ -101,9 +118,33 @@ def necessary_edges(problem: Problem) -> set[tuple[str, str]]:
                     edges.add((found[0][0], name))
             elif access.tensor is not None and access.box is not None and \
                     problem.tensors[access.tensor].role in ("output", "temp"):
-                edges.update((writer, name) for writer, box in tensor_writes[access.tensor]
-                             if writer != name and _boxes_intersect(box, access.box))
+                edges.update((writer, name) for writer in
+                             regions[access.tensor].writers(access.box) if writer != name)
     return edges
+
+
+class _Regions:
+    """The writes of one tensor, sorted by where their boxes start in the first
+    dimension, to find those a read box intersects without trying every write."""
+
+    def __init__(self, writes: list[tuple[str, Box]]) -> None:
+        self.writes = sorted(writes, key=lambda w: w[1][0][0] if w[1] else 0)
+        self.starts = [box[0][0] if box else 0 for _, box in self.writes]
+        self.reach: list[int] = []  # the largest first-dimension end up to each write
+        for _, box in self.writes:
+            end = box[0][1] if box else 1
+            self.reach.append(max(end, self.reach[-1]) if self.reach else end)
+
+    def writers(self, box: Box) -> list[str]:
+        if not box:
+            return [name for name, _ in self.writes]
+        found = []
+        j = bisect.bisect_left(self.starts, box[0][1]) - 1
+        while j >= 0 and self.reach[j] > box[0][0]:
+            if _boxes_intersect(self.writes[j][1], box):
+                found.append(self.writes[j][0])
+            j -= 1
+        return found
 
 
 def _modes(modes: tuple[Mode, ...], target: Target) -> list[Mode]:
@@ -163,9 +204,10 @@ def shortest_lifetimes(problem: Problem, target: Target,
     return lives
 
 
-def memory_volumes(problem: Problem, target: Target) -> list[MemoryVolume]:
+def memory_volumes(problem: Problem, target: Target,
+                   edges: set[tuple[str, str]] | None = None) -> list[MemoryVolume]:
     """Per memory of the target that some buffer uses, its :class:`MemoryVolume`."""
-    lives = shortest_lifetimes(problem, target)
+    lives = shortest_lifetimes(problem, target, edges)
     volume: dict[str, int] = defaultdict(int)
     for name, buffer in problem.buffers.items():
         memory = target.memories[buffer.memory]
@@ -178,7 +220,103 @@ def memory_volumes(problem: Problem, target: Target) -> list[MemoryVolume]:
     return result
 
 
-def memory_bound_parts(problem: Problem, target: Target) -> dict[str, int]:
-    """The ``memory:M`` parts of :func:`models.bounds.lower_bound`, one per used memory."""
-    return {f"memory:{v.memory}": v.bound for v in memory_volumes(problem, target)}
+def _reach(problem: Problem, edges: set[tuple[str, str]]) -> dict[str, int]:
+    """Per op, the ops ordered with it by necessary edges (before it or after it), as a
+    bit set over op indices."""
+    index = {name: i for i, name in enumerate(problem.ops)}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(problem.ops)
+    graph.add_edges_from(edges)
+    order = list(nx.topological_sort(graph))
+    after: dict[str, int] = {}
+    for name in reversed(order):
+        bits = 0
+        for succ in graph.successors(name):
+            bits |= after[succ] | (1 << index[succ])
+        after[name] = bits
+    before: dict[str, int] = {}
+    for name in order:
+        bits = 0
+        for pred in graph.predecessors(name):
+            bits |= before[pred] | (1 << index[pred])
+        before[name] = bits
+    return {name: after[name] | before[name] for name in problem.ops}
 
+
+def exclusion_bound(problem: Problem, target: Target, memory: str,
+                    edges: set[tuple[str, str]]) -> int:
+    """The ``exclusion:M`` part for ``memory`` (see the module docstring)."""
+    spec = target.memories[memory]
+    space = _round_up(spec.capacity_bytes, spec.alignment_bytes)
+    rounded = {name: _round_up(b.size, spec.alignment_bytes)
+               for name, b in problem.buffers.items() if b.memory == memory}
+    names = list(problem.ops)
+    index = {name: i for i, name in enumerate(names)}
+    held = {name: frozenset(a.buffer for a in (*op.reads, *op.writes)
+                            if a.buffer is not None and a.buffer in rounded)
+            for name, op in problem.ops.items()}
+    footprint = {name: sum(rounded[b] for b in buffers) for name, buffers in held.items()}
+    users: dict[str, list[str]] = defaultdict(list)
+    for name, buffers in held.items():
+        for b in buffers:
+            users[b].append(name)
+    ordered = _reach(problem, edges)
+
+    def together(a: str, b: str) -> int:
+        """The rounded bytes ``a`` and ``b`` hold together."""
+        return footprint[a] + footprint[b] - sum(rounded[x] for x in held[a] & held[b])
+
+    # X: ops of more than half the space each (so pairwise apart unless they share
+    # buffers), largest first, kept when apart from every op already kept.
+    chosen: list[str] = []
+    bits = 0
+    kept: set[str] = set()  # the buffers X's ops hold
+    smallest = space
+    for name in sorted((n for n in names if 2 * footprint[n] > space),
+                       key=lambda n: (-footprint[n], index[n])):
+        shared = sum(rounded[b] for b in held[name] & kept)
+        if footprint[name] + smallest - shared <= space and not all(
+                together(name, o) > space or ordered[name] >> index[o] & 1
+                for b in held[name] & kept for o in users[b] if bits >> index[o] & 1):
+            continue
+        chosen.append(name)
+        bits |= 1 << index[name]
+        kept |= held[name]
+        smallest = footprint[name]
+    if not chosen:
+        return 0
+    # Y: apart from every op of X. Of the X ops that share no buffer with y, those of
+    # footprint <= space - footprint(y) are apart from y only if ordered with it; those
+    # that share one are checked one by one.
+    by_size = sorted(chosen, key=footprint.__getitem__)
+    sizes = [footprint[x] for x in by_size]
+    prefix = [0]
+    for x in by_size:
+        prefix.append(prefix[-1] | 1 << index[x])
+    rest = []
+    for name in names:
+        if bits >> index[name] & 1:
+            continue
+        need = prefix[bisect.bisect_right(sizes, space - footprint[name])]
+        for o in {o for b in held[name] & kept for o in users[b] if bits >> index[o] & 1}:
+            if together(name, o) > space:
+                need &= ~(1 << index[o])
+            else:
+                need |= 1 << index[o]
+        if need & ~ordered[name] == 0:
+            rest.append((name, _modes(problem.ops[name].modes, target)))
+    shortest = sum(min(m.duration for m in _modes(problem.ops[x].modes, target))
+                   for x in chosen)
+    return shortest + _resource_span(rest, target)
+
+
+def memory_bound_parts(problem: Problem, target: Target) -> dict[str, int]:
+    """The ``memory:M`` and ``exclusion:M`` parts of :func:`models.bounds.lower_bound`,
+    one each per memory that buffers use."""
+    edges = necessary_edges(problem)
+    parts = {}
+    for volume in memory_volumes(problem, target, edges):
+        parts[f"memory:{volume.memory}"] = volume.bound
+        parts[f"exclusion:{volume.memory}"] = exclusion_bound(problem, target,
+                                                              volume.memory, edges)
+    return parts

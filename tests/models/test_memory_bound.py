@@ -91,6 +91,19 @@ def test_a_ddr_read_waits_for_every_write_of_its_region() -> None:
     assert necessary_edges(p) == {("st0", "ld"), ("st1", "ld")}
 
 
+def test_ops_that_cannot_share_memory_with_the_big_ones_run_outside_them() -> None:
+    # Two computes holding 60 of 100 bytes each can never overlap, nor can either
+    # overlap a transfer holding 50; the four transfers run two at a time on two DMA
+    # units. The optimum: 20 for the computes, then 20 for the transfers.
+    ops = {f"c{i}": writer(f"c{i}", "v", 10) for i in range(2)}
+    ops |= {f"d{i}": writer(f"d{i}", "v", 10, "DMA") for i in range(4)}
+    sizes = {"c0": 60, "c1": 60, "d0": 50, "d1": 50, "d2": 50, "d3": 50}
+    bound = lower_bound(problem(sizes, ops), target(100))
+    assert bound.parts["memory:M"] == 32  # (2 * 60 * 10 + 4 * 50 * 10) / 100
+    assert bound.parts["exclusion:M"] == 40
+    assert bound.value == 40
+
+
 @given(feasible_problems())
 def test_the_memory_part_never_exceeds_the_exact_optimum(case: tuple[Problem, Target]
                                                           ) -> None:
