@@ -3,7 +3,10 @@
 One workload: prints the chosen configuration per task beside its default, the tuned
 makespan, the default configuration's, and the top candidates (how sensitive the
 makespan is to the choice); ``--json`` prints ``{"chosen", "makespan",
-"default_makespan", "candidates"}``. ``-o`` writes the tuned schedule (whole or not at
+"default_makespan", "candidates"}`` (``default_makespan`` null when the default
+configuration does not fit, in which case it is dropped and the feasible ones are
+searched). ``-o X.toml`` writes the tuned workload (the chosen configuration as a
+workload file every command takes), ``-o X.json`` the tuned schedule (whole or not at
 all); ``--verify`` checks the tuned and the default schedule with the checker (exit 1
 if either is illegal).
 
@@ -29,7 +32,7 @@ from models.targets import load_target
 from models.workload import load_workload
 from schedsearch import interrupt
 from schedsearch.commands.options import add_search_options, add_target_option, at_least_one
-from schedsearch.output import output_dir, output_file, write_json
+from schedsearch.output import output_dir, output_file, write_json, write_with
 from schedsearch.tuning.batch import (
     Job,
     Outcome,
@@ -40,6 +43,7 @@ from schedsearch.tuning.batch import (
     workload_files,
 )
 from schedsearch.tuning.joint import TuneResult, tune
+from schedsearch.tuning.workload_file import tuned_workload, workload_toml
 
 #: Rows of the candidate table.
 TOP = 8
@@ -60,8 +64,9 @@ def register(subparsers: Any) -> None:
     add_target_option(parser, default_from="the workload's")
     add_search_options(parser, time_limit=10.0, time_help="budget per workload in seconds")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    parser.add_argument("-o", "--output", metavar="OUT.json", type=output_file,
-                        help="write the tuned schedule (one workload)")
+    parser.add_argument("-o", "--output", metavar="OUT.toml|OUT.json", type=output_file,
+                        help="write the tuned workload (.toml) or the tuned schedule "
+                             "(any other suffix); one workload only")
     parser.add_argument("--verify", action="store_true",
                         help="check the tuned and default schedules; exit 1 if illegal")
     parser.add_argument("--executor", default="local", metavar="local|dask[=ADDRESS]",
@@ -99,7 +104,11 @@ def run(args: argparse.Namespace) -> int:
                       workers=args.workers)
     if interrupt.requested():  # configurations screened after the request were cut short
         raise interrupt.Interrupted
-    if args.output:
+    if args.output and Path(args.output).suffix == ".toml":
+        tuned = tuned_workload(workload, result.chosen, args.target or workload.target)
+        text = workload_toml(tuned).encode("utf-8")
+        write_with(args.output, lambda stream: stream.write(text))
+    elif args.output:
         write_json(args.output, schedule_to_dict(result.schedule))
     if args.json:
         print(json.dumps(result.as_dict(), indent=1))
@@ -107,7 +116,10 @@ def run(args: argparse.Namespace) -> int:
         print(_report(result, target.time_unit))
     if args.verify:
         sys.stdout.flush()
-        return _verify({"tuned": result.schedule, "default": result.default_schedule})
+        schedules = {"tuned": result.schedule}
+        if result.default_schedule is not None:
+            schedules["default"] = result.default_schedule
+        return _verify(schedules)
     return 0
 
 
@@ -140,9 +152,13 @@ def _report(result: TuneResult, unit: str) -> str:
     for task, config in result.chosen.items():
         lines.append(f"  {task:<6} {_config_text(config):<{width}}  "
                      f"{_config_text(result.default[task])}")
-    gain = 1 - result.makespan / result.default_makespan if result.default_makespan else 0.0
-    lines.append(f"makespan {result.makespan} {unit}; default configuration "
-                 f"{result.default_makespan} {unit} ({gain:.1%} shorter)")
+    if result.default_makespan is None:
+        lines.append(f"makespan {result.makespan} {unit}; the default configuration does "
+                     f"not fit the target (dropped)")
+    else:
+        gain = 1 - result.makespan / result.default_makespan if result.default_makespan else 0.0
+        lines.append(f"makespan {result.makespan} {unit}; default configuration "
+                     f"{result.default_makespan} {unit} ({gain:.1%} shorter)")
     lines.append(f"top candidates (of {len(result.candidates)}; * = full search, "
                  f"else constructive):")
     lines.append(f"  {'#':>2} {'makespan':>9} {'bound':>8}  configuration")

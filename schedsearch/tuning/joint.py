@@ -20,7 +20,10 @@ The pipeline, under one time limit:
    share of the time left (computed from the work spent, so it too is deterministic).
 
 The answer is the finalist with the shortest legal schedule, the default winning ties,
-so the tuned makespan is never worse than the default configuration's. The same seed
+so the tuned makespan is never worse than the default configuration's. A default that
+does not fit (a block larger than the memory, say) is dropped, not fatal: the descent
+then starts from the leanest configuration (every numeric parameter at its smallest
+value), and only when that does not fit either is the workload refused. The same seed
 and worker count give the same answer, unless the wall-clock guard fires: a finalist
 after the default whose search would, at the slowest rate seen so far in this run, end
 past the time limit is not searched; its constructive schedule (legal) stands in for
@@ -38,6 +41,7 @@ from models.cost import cost_model
 from models.errors import InputError
 from models.formats import Problem, Schedule, Target
 from models.workload import Workload, tile
+from schedsearch import interrupt
 from schedsearch.api import solve
 from schedsearch.constructive import construct
 from schedsearch.hazards import build_dag
@@ -58,6 +62,7 @@ from schedsearch.tuning.space import (
     apply,
     as_dict,
     default_configuration,
+    lean_configuration,
     solo,
     task_space,
 )
@@ -106,7 +111,8 @@ class TuneResult:
     ``candidates`` are sorted by :attr:`Candidate.best`, then constructive makespan, bound
     and screening order. ``individual`` combines each task's best configuration alone
     (None for a single task). ``skipped`` counts finalists the wall-clock guard left
-    unsearched.
+    unsearched. ``default_makespan`` and ``default_schedule`` are None when the default
+    configuration does not fit the target.
     """
 
     workload: str
@@ -115,8 +121,8 @@ class TuneResult:
     makespan: int
     schedule: Schedule
     default: Config
-    default_makespan: int
-    default_schedule: Schedule
+    default_makespan: int | None
+    default_schedule: Schedule | None
     individual: Config | None
     candidates: tuple[Candidate, ...]
     screened: int
@@ -136,8 +142,9 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
          workers: int = 2, finalists: int = FINALISTS) -> TuneResult:
     """The best configuration of ``workload`` on ``target`` found within ``time_limit``.
 
-    Raises :class:`InputError` if the workload as given cannot be tiled or scheduled on
-    the target (the default configuration is the reference every answer is held to).
+    Raises :class:`InputError` if neither the workload as given nor its leanest
+    configuration can be tiled and scheduled on the target (the error is the one the
+    workload as given gets, naming its task).
     """
     if time_limit <= 0:
         raise InputError("time_limit must be positive", source="<options>", rule="OPTION")
@@ -145,12 +152,11 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
     model = cost_model(target)
     spaces = tuple(task_space(task, model) for task in workload.tasks)
     default = default_configuration(spaces)
-    tile(workload, target)  # the workload as given: an InputError names its task
     joint, individual, spent = _screen(workload, target, spaces, SCREEN_SHARE * time_limit)
     ranked = joint.ranked()
-    start = joint.seen[default]
-    assert start is not None
-    finals = [start] + [e for e in ranked if e.configuration != default][:finalists]
+    start = joint.seen.get(default)
+    finals = ([start] if start is not None else []) + [
+        e for e in ranked if e.configuration != default][:finalists + (start is None)]
     results = _search(workload, target, finals, max(time_limit - spent, 0.0) / len(finals),
                       time_limit, begin, seed, workers)
     winner = min(range(len(finals)), key=lambda i: (results[i][0].makespan, i))
@@ -160,12 +166,14 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
                             searched.get(e.configuration), e.configuration == default)
                   for e in ranked]
     candidates.sort(key=lambda c: (c.best, c.constructive, c.bound))
+    default_schedule = results[0][0] if start is not None else None
     return TuneResult(
         workload=workload.name, target=target.name,
         chosen=as_dict(spaces, finals[winner].configuration),
         makespan=results[winner][0].makespan, schedule=results[winner][0],
-        default=as_dict(spaces, default), default_makespan=results[0][0].makespan,
-        default_schedule=results[0][0],
+        default=as_dict(spaces, default),
+        default_makespan=None if default_schedule is None else default_schedule.makespan,
+        default_schedule=default_schedule,
         individual=None if individual is None else as_dict(spaces, individual),
         candidates=tuple(candidates), screened=len(joint.seen),
         infeasible=sum(e is None for e in joint.seen.values()),
@@ -181,9 +189,10 @@ def _screen(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...],
     granted = budget.units
     default = default_configuration(spaces)
     joint = Screen(workload, target, budget)
-    if joint.estimate(default, force=True) is None:
-        raise InputError("no memory-feasible schedule of the workload as given",
-                         source=workload.source, rule="FIT")
+    try:
+        start = _start(joint, spaces, default)
+    except OutOfBudget:  # nothing is spent yet: only a stop request ends the budget here
+        raise interrupt.Interrupted from None
     individual = None
     if len(spaces) > 1:
         each = budget.units * SOLO_SHARE / len(spaces)
@@ -192,11 +201,25 @@ def _screen(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...],
         with contextlib.suppress(OutOfBudget):  # screened before any descent: it competes
             joint.estimate(individual, force=True)
     joint.budget = budget.portion(budget.units * DEFAULT_DESCENT_SHARE)
-    descend(joint, spaces, default)
+    descend(joint, spaces, start)
     if individual is not None:
         joint.budget = budget.portion(budget.units)
         descend(joint, spaces, individual)
     return joint, individual, (granted - budget.units) / UNITS_PER_SECOND
+
+
+def _start(joint: Screen, spaces: tuple[TaskSpace, ...], default: Configuration
+           ) -> Configuration:
+    """Where the descent starts: the default configuration, or the leanest one when the
+    default does not fit; InputError (the workload as given's) when neither does."""
+    if joint.estimate(default, force=True) is not None:
+        return default
+    lean = lean_configuration(spaces)
+    if joint.estimate(lean, force=True) is not None:
+        return lean
+    tile(joint.workload, joint.target)  # raises the InputError that names the task
+    raise InputError("no memory-feasible schedule of the workload as given, nor of its "
+                     "leanest configuration", source=joint.workload.source, rule="FIT")
 
 
 def _alone(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...], index: int,

@@ -21,7 +21,7 @@ from models.ops import KINDS
 from models.workload import Workload, WorkloadTask
 
 __all__ = ["TaskSpace", "TaskConfig", "Configuration", "task_space", "default_configuration",
-           "apply", "as_dict", "coordinates", "neighbours", "solo"]
+           "lean_configuration", "apply", "as_dict", "coordinates", "neighbours", "solo"]
 
 #: One task's configuration: ``(parameter, value)`` pairs in the operator's order.
 TaskConfig = tuple[tuple[str, Any], ...]
@@ -52,6 +52,15 @@ def task_space(task: WorkloadTask, model: CostModel) -> TaskSpace:
 
 def default_configuration(spaces: tuple[TaskSpace, ...]) -> Configuration:
     return tuple(space.default for space in spaces)
+
+
+def lean_configuration(spaces: tuple[TaskSpace, ...]) -> Configuration:
+    """Every numeric parameter at its smallest value (the smallest blocks hold the least
+    memory), the others at their default: the start when the default does not fit."""
+    return tuple(tuple((key, min(values) if all(isinstance(v, int) for v in values)
+                        else dict(space.default)[key])
+                       for key, values in space.values)
+                 for space in spaces)
 
 
 def apply(workload: Workload, configuration: Configuration) -> Workload:

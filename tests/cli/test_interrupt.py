@@ -89,3 +89,56 @@ def test_a_request_inside_a_cooperating_section_only_records_it() -> None:
     finally:
         signal.signal(signal.SIGINT, handler)
         interrupt.reset()
+
+
+@pytest.mark.parametrize("argv", [
+    ["compare", "rmsnorm-gemm-chain-v75", "--time-limit", "20"],
+    ["tune", "rmsnorm-gemm-chain-v75", "--time-limit", "20", "-o", "{out}"],
+    ["solve", "rmsnorm-gemm-chain-v75", "--time-limit", "20", "-o", "{out}"],
+])
+def test_a_stop_requested_during_a_search_command_ends_it_with_130(
+        argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The request arrives once the input is read (as a signal would, mid-run): the
+    command stops well before its 20 s and prints nothing as if it had finished."""
+    from models import workload
+
+    def read_then_stop(*args: object) -> object:
+        loaded = real(*args)
+        interrupt.request()
+        return loaded
+
+    command = argv[0]
+    name = "load_workload" if command == "tune" else "load_problem_input"
+    real = getattr(workload, name)
+    monkeypatch.setattr(f"schedsearch.commands.{command}.{name}", read_then_stop)
+    out = tmp_path / "out.json"
+    begin = time.monotonic()
+    code = cli.main([part.format(out=out) for part in argv])
+    captured = capsys.readouterr()
+    assert code == 130, captured.err
+    assert time.monotonic() - begin < 20
+    if command == "solve":  # the best legal schedule so far, checked and marked
+        assert json.loads(out.read_text())["meta"]["status"] == "INTERRUPTED"
+    else:
+        assert captured.out == "" and not out.exists()
+        assert captured.err.strip().endswith("schedsearch: interrupted")
+    interrupt.reset()
+
+
+def test_the_configuration_bound_leaves_the_sigint_handler_in_place() -> None:
+    """CP-SAT's own SIGINT catching resets the handler to the default when a solve ends;
+    a Ctrl-C after a lower bound then killed the process instead of stopping it."""
+    script = ("import signal, sys\n"
+              "from models.bounds import lower_bound\n"
+              "from models.targets import load_target\n"
+              "from models.workload import load_workload, tile\n"
+              "seen = []\n"
+              "signal.signal(signal.SIGINT, lambda *a: seen.append(1))\n"
+              "target = load_target('hexagon-v75')\n"
+              "lower_bound(tile(load_workload('gemm-rmsnorm-v75'), target), target)\n"
+              "signal.raise_signal(signal.SIGINT)\n"
+              "sys.exit(0 if seen else 3)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, (done.returncode, done.stderr)
