@@ -8,13 +8,17 @@ and its makespan is compared with the best known one from ``bks-<set>.csv``.
 
 Per set and solver it reports: instances at the best known makespan, instances proven
 optimal (by our own bound; by CP-SAT's status for the peer), mean and max gap to the best
-known, mean and max wall time, and whether every schedule was legal. The peer is
-PyJobShop's CP-SAT on the same instances in the same run, at the same time limit, seed
-and workers (``--no-peer`` skips it); the published figures beside it (8 workers, 900 s):
-J30 480/480 optimal, J60 435/480 optimal with a mean gap of 0.13%.
+known, mean and max wall time, and whether every schedule was legal. Two peers run on
+the same instances in the same run, at the same time limit, seed and workers: PyJobShop's
+CP-SAT (``--no-peer`` skips it), and a plain CP-SAT model written here
+(:func:`solve_plain_cpsat`: one optional interval per mode, a cumulative per resource,
+the precedences, minimise the makespan; ``--no-cpsat`` skips it), the simplest thing a
+user could write with the same solver. The published figures beside them (8 workers,
+900 s): J30 480/480 optimal, J60 435/480 optimal with a mean gap of 0.13%.
 
     python -m benchmarks.psplib_bench [--sets j30 j60] [--sample N] [--time-limit S]
-                                      [--workers W] [--seed K] [--no-peer] [--json PATH]
+                                      [--workers W] [--seed K] [--no-peer] [--no-cpsat]
+                                      [--json PATH]
 
 The files ``J30_<id>.txt`` carry the ``ID`` of the CSV rows (checked: every file's
 critical path and total duration equal the row's ``CPM`` and ``Sum PT``).
@@ -37,6 +41,7 @@ from typing import Any, Protocol
 
 import checker
 from benchmarks.common import external_dir, write_figures
+from benchmarks.peer_pyjobshop import PeerInstance, PeerResult, peer_instance, peer_schedule
 from models.formats import (
     PROBLEM_FORMAT,
     TARGET_FORMAT,
@@ -49,7 +54,7 @@ from models.formats import (
 from schedsearch import solve
 
 __all__ = ["BestKnown", "read_best_known", "rcpsp_documents", "to_problem", "sample_ids",
-           "solve_instance", "summarize", "run", "main"]
+           "solve_plain_cpsat", "solve_instance", "summarize", "run", "main"]
 
 SETS = ("j30", "j60")
 #: Published figures quoted beside ours (../shared/external/README.md).
@@ -171,10 +176,62 @@ def _side(makespan: int, best: BestKnown, *, proven: bool, status: str | None,
             "wall_s": round(wall, 3), "legal": legal}
 
 
+def solve_plain_cpsat(peer: PeerInstance, *, time_limit: float, workers: int,
+                      seed: int) -> PeerResult:
+    """``peer`` as the plain CP-SAT model (see the module docstring), solved with
+    ``workers`` workers for ``time_limit`` seconds."""
+    from ortools.sat.python import cp_model
+
+    began = time.perf_counter()
+    model = cp_model.CpModel()
+    horizon = sum(max(m.duration for m in task.modes) + 1 for task in peer.tasks) + sum(
+        delay for _, _, delay in peer.edges)
+    starts, ends, chosen = [], [], []
+    demands: dict[str, list[tuple[Any, int]]] = {r: [] for r in peer.capacities}
+    for t, task in enumerate(peer.tasks):
+        start = model.new_int_var(0, horizon, f"s{t}")
+        end = model.new_int_var(0, horizon, f"e{t}")
+        picks = []
+        for k, mode in enumerate(task.modes):
+            on = model.new_constant(1) if len(task.modes) == 1 else \
+                model.new_bool_var(f"m{t}_{k}")
+            interval = model.new_optional_interval_var(start, mode.duration, end, on,
+                                                       f"i{t}_{k}")
+            for resource, amount in mode.demands.items():
+                demands[resource].append((interval, amount))
+            picks.append(on)
+        model.add_exactly_one(picks)
+        starts.append(start)
+        ends.append(end)
+        chosen.append(picks)
+    for resource, items in demands.items():
+        if items:
+            model.add_cumulative([i for i, _ in items], [d for _, d in items],
+                                 peer.capacities[resource])
+    for pred, succ, delay in peer.edges:
+        model.add(starts[succ] >= ends[pred] + delay)
+    makespan = model.new_int_var(0, horizon, "makespan")
+    model.add_max_equality(makespan, ends)
+    model.minimize(makespan)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = time_limit
+    solver.parameters.num_workers = workers
+    solver.parameters.random_seed = seed
+    code = solver.solve(model)
+    status = solver.status_name(code)
+    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return PeerResult((), (), None, (), status, time.perf_counter() - began)
+    modes = tuple(next(k for k, on in enumerate(picks) if solver.boolean_value(on))
+                  for picks in chosen)
+    return PeerResult(modes, tuple(solver.value(s) for s in starts),
+                      solver.value(makespan), (), status, time.perf_counter() - began)
+
+
 def solve_instance(path: Path, best: BestKnown, *, time_limit: float, workers: int,
-                   seed: int, peer: bool) -> dict[str, Any]:
+                   seed: int, peer: bool, cpsat: bool = True) -> dict[str, Any]:
     """Parse, convert, solve and verify one instance; with ``peer``, PyJobShop's CP-SAT
-    solves the same instance at the same limit (the published reference, run here)."""
+    solves the same instance at the same limit (the published reference, run here), and
+    with ``cpsat`` the plain CP-SAT model (:func:`solve_plain_cpsat`)."""
     import psplib  # a benchmark-only dependency: imported where it is needed
 
     name = path.stem
@@ -191,15 +248,21 @@ def solve_instance(path: Path, best: BestKnown, *, time_limit: float, workers: i
                          status=meta.get("status"), wall=wall,
                          legal=checker.verify(schedule_to_dict(schedule)).legal),
                  "bound": bound, "solver": meta.get("solver")}}
-    if peer:
-        from benchmarks.peer_pyjobshop import peer_instance, peer_schedule, solve_peer
+    for who, wanted in (("peer", peer), ("cpsat", cpsat)):
+        if not wanted:
+            continue
+        if who == "peer":
+            from benchmarks.peer_pyjobshop import solve_peer
 
-        result = solve_peer(peer_instance(problem, target), time_limit=time_limit,
-                            workers=workers, seed=seed)
+            result = solve_peer(peer_instance(problem, target), time_limit=time_limit,
+                                workers=workers, seed=seed)
+        else:
+            result = solve_plain_cpsat(peer_instance(problem, target),
+                                       time_limit=time_limit, workers=workers, seed=seed)
         if result.makespan is not None:
             legal = checker.verify(peer_schedule(problem, target, result)).legal
-            record["peer"] = _side(result.makespan, best, proven=result.status == "OPTIMAL",
-                                   status=result.status, wall=result.wall_s, legal=legal)
+            record[who] = _side(result.makespan, best, proven=result.status == "OPTIMAL",
+                                status=result.status, wall=result.wall_s, legal=legal)
     return record
 
 
@@ -222,13 +285,14 @@ def summarize(sides: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(external: Path | None, sets: Sequence[str], sample: int | None, *,
-        time_limit: float, workers: int, seed: int, peer: bool,
+        time_limit: float, workers: int, seed: int, peer: bool, cpsat: bool = True,
         log: Any = sys.stdout) -> dict[str, Any]:
     """Every requested set that is present under ``external/psplib``; absent ones are
     reported as skipped. ``peer`` is dropped when pyjobshop is not installed."""
     peer = peer and importlib.util.find_spec("pyjobshop") is not None
     figures: dict[str, Any] = {"time_limit_s": time_limit, "workers": workers,
-                               "seed": seed, "sample": sample, "peer": peer, "sets": {}}
+                               "seed": seed, "sample": sample, "peer": peer,
+                               "cpsat": cpsat, "sets": {}}
     root = external / "psplib" if external else None
     for name in sets:
         folder = root / name if root else None
@@ -247,10 +311,10 @@ def run(external: Path | None, sets: Sequence[str], sample: int | None, *,
         for instance_id in sample_ids([i for i in files if i in best], sample):
             record = solve_instance(files[instance_id], best[instance_id],
                                     time_limit=time_limit, workers=workers, seed=seed,
-                                    peer=peer)
+                                    peer=peer, cpsat=cpsat)
             records.append(record)
             line = f"{record['name']:>10} best {record['best_known']:>4}"
-            for who in ("ours", "peer"):
+            for who in ("ours", "peer", "cpsat"):
                 if who in record:
                     side = record[who]
                     line += (f" | {who} {side['makespan']:>4} {side['gap_pct']:6.2f}% "
@@ -261,6 +325,9 @@ def run(external: Path | None, sets: Sequence[str], sample: int | None, *,
             "instances": len(records), "ours": summarize([r["ours"] for r in records]),
             "peer": summarize([r["peer"] for r in records if "peer" in r]) if peer else None,
             "peer_missing": sum("peer" not in r for r in records) if peer else None,
+            "cpsat": summarize([r["cpsat"] for r in records if "cpsat" in r])
+            if cpsat else None,
+            "cpsat_missing": sum("cpsat" not in r for r in records) if cpsat else None,
             "published": PUBLISHED[name], "records": records}
     return figures
 
@@ -277,13 +344,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="public data folder (default ../shared/external)")
     parser.add_argument("--no-peer", dest="peer", action="store_false",
                         help="skip PyJobShop's CP-SAT on the same instances")
+    parser.add_argument("--no-cpsat", dest="cpsat", action="store_false",
+                        help="skip the plain CP-SAT model on the same instances")
     parser.add_argument("--json", default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     figures = run(external_dir(args.external), args.sets, args.sample,
                   time_limit=args.time_limit, workers=args.workers, seed=args.seed,
-                  peer=args.peer)
+                  peer=args.peer, cpsat=args.cpsat)
     for name, result in figures["sets"].items():
-        for who in ("ours", "peer"):
+        for who in ("ours", "peer", "cpsat"):
             if result.get(who):
                 print(f"{name} {who}: " + ", ".join(f"{k} {v}"
                                                     for k, v in result[who].items()))
