@@ -9,9 +9,9 @@ from models.formats import Mode, Op, Problem, Target, Task
 
 
 def test_the_plain_model_finds_the_optimum_and_a_legal_schedule() -> None:
-    # Draws of 3, 2 and 2 (or 1, at half speed, for b) of a capacity of 4: a runs beside
-    # b only in b's slow mode (5 + 8 would end at 8 at best, but c follows a: 5 + 3 = 8
-    # with b slow from 0 to 8 beside a (3 + 1) and then beside c (2 + 1)). Optimum 8.
+    # Capacity 4; a draws 3, so b (2, or 1 at half speed) runs beside it only slowly;
+    # c (2) must follow a. b slow over [0, 8), a over [0, 5), c over [5, 8): makespan 8,
+    # and a then c alone already take 8, so 8 is the optimum.
     ops = {"a": Op("p", (Mode(5, {}, {"R": 3}),)),
            "b": Op("p", (Mode(4, {}, {"R": 2}), Mode(8, {}, {"R": 1}))),
            "c": Op("p", (Mode(3, {}, {"R": 2}),))}
