@@ -10,6 +10,7 @@ from models.formats import Problem, Schedule, Target
 from models.targets import load_target
 from models.workload import tile, workload_from_dict
 from schedsearch.api import solve
+from schedsearch.chain.paths import ChainResult, chain_paths
 from schedsearch.paths import SolveOptions
 
 OPTIONS = SolveOptions(time_limit=0.5, seed=0, workers=1)
@@ -38,3 +39,11 @@ def chain_schedule(chain_problem: tuple[Problem, Target]) -> Schedule:
     problem, target = chain_problem
     return solve(problem, target, time_limit=OPTIONS.time_limit, seed=OPTIONS.seed,
                  workers=OPTIONS.workers)
+
+
+@pytest.fixture(scope="session")
+def chain_result() -> ChainResult:
+    """Paths A, B and C of CHAIN's one edge."""
+    _, target = tiled(CHAIN)
+    (only,) = chain_paths(workload_from_dict(CHAIN, "chain"), target, options=OPTIONS)
+    return only

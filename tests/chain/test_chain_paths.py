@@ -16,11 +16,8 @@ from tests.chain.conftest import CHAIN, OPTIONS, tiled
 
 
 @pytest.fixture(scope="module")
-def result() -> ChainResult:
-    workload = workload_from_dict(CHAIN, "chain")
-    _, target = tiled(CHAIN)
-    (only,) = chain_paths(workload, target, options=OPTIONS)
-    return only
+def result(chain_result: ChainResult) -> ChainResult:
+    return chain_result
 
 
 def test_three_paths_each_legal_with_their_launches(result: ChainResult) -> None:
@@ -79,10 +76,13 @@ def test_edges_are_vector_producers_feeding_a_gemm_operand() -> None:
     assert caught.value.rule == "CHAIN"
 
 
-def test_cli_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_cli_json_and_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "chain.json"
     path.write_text(json.dumps(CHAIN))
-    assert main(["chain", str(path), "--json", "--time-limit", "0.3", "--workers", "1"]) == 0
+    picture = tmp_path / "paths.png"
+    assert main(["chain", str(path), "--json", "--time-limit", "0.3", "--workers", "1",
+                 "--plot", str(picture)]) == 0
+    assert picture.read_bytes().startswith(b"\x89PNG")
     (edge,) = json.loads(capsys.readouterr().out)["edges"]
     assert [p["path"] for p in edge["paths"]] == ["A", "B", "C"]
     assert all(p["legal"] for p in edge["paths"])
