@@ -5,7 +5,9 @@ noise of measured durations is relative (a 3 % jitter on a long op is a long jit
 the residual fitted is the log ratio ``log(X @ theta) - log(duration)``: the same scale
 for every row, and what "percentage error" means. The fit is SciPy's ``least_squares``
 with the ``soft_l1`` loss (quadratic near zero, linear far away, so an outlier pulls with
-bounded force), its scale set from the median absolute deviation of a plain fit.
+bounded force), its scale set from the median absolute deviation of a plain fit's
+residuals (refitting with the robust fit's own scale changed no interval's coverage in
+300 seeded repeats and doubled the time).
 
 Intervals come from the M-estimator's sandwich covariance (Huber 1981, 7.6): with
 ``psi`` the loss's influence function and ``J`` the residuals' Jacobian,
@@ -110,13 +112,9 @@ def robust_fit(X: np.ndarray, y: np.ndarray, level: float) -> LinearFit:
     start, *_ = np.linalg.lstsq(Xs / y[:, None], np.ones(n), rcond=None)
     start = np.maximum(start, 1e-9)
     f_scale = loss_scale(_residuals(Xs, y, start))
-    theta = start
-    for _ in range(2):  # once from the plain fit's scale, once from the robust fit's own
-        result = optimize.least_squares(
-            lambda t: _residuals(Xs, y, t), theta, jac=lambda t: _jacobian(Xs, t),
-            bounds=(0, np.inf), loss="soft_l1", f_scale=f_scale, x_scale="jac")
-        theta = result.x
-        f_scale = loss_scale(_residuals(Xs, y, theta))
+    theta = optimize.least_squares(
+        lambda t: _residuals(Xs, y, t), start, jac=lambda t: _jacobian(Xs, t),
+        bounds=(0, np.inf), loss="soft_l1", f_scale=f_scale, x_scale="jac").x
     r = _residuals(Xs, y, theta)
     width = np.full(p, np.inf)
     if rank == p and n > p:
