@@ -140,14 +140,17 @@ class ChainResult:
 
 def chain_edges(workload: Workload) -> tuple[Edge, ...]:
     """Every edge from a :data:`PRODUCERS` task to a :data:`CONSUMERS` task reading its
-    output, in workload order."""
+    output as it lies, in workload order (a GEMM that reads the operand transposed or
+    batched, ``trans_a`` or ``batch`` other than the defaults, is not such an edge)."""
     edges = []
     for producer in workload.tasks:
         if producer.kind not in PRODUCERS:
             continue
         for consumer in workload.tasks:
             key = CONSUMERS.get(consumer.kind)
-            if key is not None and consumer.params[key] == producer.params["out"]:
+            plain = (int(consumer.params.get("trans_a", 0)) == 0
+                     and int(consumer.params.get("batch", 1)) == 1)
+            if key is not None and plain and consumer.params[key] == producer.params["out"]:
                 edges.append(Edge(producer, consumer, str(producer.params["out"])))
     return tuple(edges)
 

@@ -71,6 +71,9 @@ def test_edges_are_vector_producers_feeding_a_gemm_operand() -> None:
     independent = {**CHAIN, "tasks": [CHAIN["tasks"][0],
                                        {**CHAIN["tasks"][1], "a": "Other"}]}
     assert chain_edges(workload_from_dict(independent, "w")) == ()
+    transposed = {**CHAIN, "tasks": [{**CHAIN["tasks"][0], "rows": 128},
+                                      {**CHAIN["tasks"][1], "trans_a": 1}]}
+    assert chain_edges(workload_from_dict(transposed, "w")) == ()
     with pytest.raises(InputError) as caught:
         chain_paths(workload_from_dict(independent, "w"), tiled(CHAIN)[1], options=OPTIONS)
     assert caught.value.rule == "CHAIN"
