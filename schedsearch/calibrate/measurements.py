@@ -8,8 +8,9 @@ with a header line; a row's figures are in the target's ``time_unit``:
   ``store`` (a copy-engine transfer between DDR and on-chip memory).
 - ``dtype`` (required): an element type of :data:`models.dtypes.DTYPE_BYTES`.
 - ``shape`` (required): ``MxNxK`` for ``matmul``; ``ROWSxCOLS`` of the block the op
-  streams for the other kinds (its bytes are rows * cols * the dtype's size; for
-  ``convert`` that is the accumulator block, so give the accumulator's type, ``f32``).
+  streams for the other kinds (its bytes are rows * cols * the dtype's size; ``convert``
+  reads an accumulator block, rows * cols * the matrix engine's accumulator width, and
+  its ``dtype`` is the type it writes).
 - ``units`` (vector kinds, default 1): vector units the op ran on.
 - ``mode`` (``load``/``store``, default 0): index of the transfer rate mode in the
   target's ``bytes_per_ns`` list.

@@ -74,8 +74,8 @@ def synthetic_measurements(truth: Target, *, seed: int, noise: float = 0.03,
     rng = np.random.default_rng(seed)
     vector_kinds = ("rmsnorm", "silu", "gelu", "convert")
     matrix_types = model.matrix.accepted() if model.matrix.dtypes else ("f16",)
-    vector_types = [t for t in (model.vector.accepted() if model.vector.dtypes else ("f16",))
-                    if t != "f32"]
+    vector_types = model.vector.accepted() if model.vector.dtypes else ("f16",)
+    convert_types = [t for t in matrix_types if t in vector_types]
     found = []
     for kind in (MATMUL, *vector_kinds, "load", "store"):
         for _ in range(rows_per_kind):
@@ -85,7 +85,7 @@ def synthetic_measurements(truth: Target, *, seed: int, noise: float = 0.03,
                 dims = tuple(int(rng.choice(_EXTENTS)) for _ in range(3))
             else:
                 dims = (int(rng.choice(_ROWS)), int(rng.choice(_COLS)))
-                dtype = "f32" if kind == "convert" else str(rng.choice(vector_types))
+                dtype = str(rng.choice(convert_types if kind == "convert" else vector_types))
             if kind in VECTOR_PASSES:
                 units = int(rng.integers(1, model.vector.max_units + 1))
             elif kind != MATMUL:

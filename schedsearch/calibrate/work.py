@@ -2,9 +2,12 @@
 
 Every engine of :mod:`models.cost` is a roofline, ``duration = latency + work / rate``,
 linear in ``(latency, 1 / rate)``. The work of an op (padded MACs, bytes times vector
-passes over units, bytes moved) is computed here by the cost model's own duration
-functions run on an engine with latency 0 and rate 1, so the padding to whole tiles and
-the division over vector units are never written a second time.
+passes over units, bytes moved) is never restated here:
+
+- a CSV row's work comes from the cost model's own duration functions run on an engine
+  with latency 0 and rate 1 (the padding to whole tiles, the division over units);
+- a traced op's work is read back from its planned duration in the schedule's own target
+  (the operator library computed it once, with every pass and layout factor it knows).
 
 A row's *rate key* names which rate of its engine it measures: the element type where
 the target lists per-type figures (``costs.<engine>.dtypes``), the rate mode's index for
@@ -19,13 +22,13 @@ from enum import Enum
 from models.cost import (
     VECTOR_PASSES,
     CostModel,
+    cost_model,
     matrix_ns,
     transfer_ns,
     vector_ns,
 )
 from models.dtypes import DTYPE_BYTES
 from models.errors import InputError
-from models.evaluation import box_elements
 from models.formats import Schedule
 from schedsearch.calibrate.measurements import MATMUL, MeasuredRun, Measurement
 
@@ -94,6 +97,9 @@ def measurement_row(m: Measurement, model: CostModel) -> FitRow:
                       matrix_work(model, mm, n, k), m.duration, factors, m.origin)
     rows, cols = m.dims
     nbytes = rows * cols * DTYPE_BYTES[m.dtype]
+    if m.kind == "convert":  # it reads the accumulator block, whatever type it writes
+        rate = model.matrix.rate(m.dtype)
+        nbytes = rows * cols * (rate or model.matrix).accumulator_bytes
     factors.update(rows=rows, cols=cols)
     if m.kind in VECTOR_PASSES:
         if m.units > model.vector.max_units:
@@ -113,54 +119,73 @@ def measurement_row(m: Measurement, model: CostModel) -> FitRow:
                   m.origin)
 
 
-def _op_row(schedule: Schedule, model: CostModel, name: str,
+def _inverted(duration: int, latency: float, rate: float) -> float:
+    """The work behind a planned duration ``latency + ceil(work / rate)``: the midpoint of
+    the rounding (a tick at most, half a tick on average)."""
+    return (duration - latency - 0.5) * rate
+
+
+def _op_row(schedule: Schedule, planned: CostModel, model: CostModel, name: str,
             duration: float) -> FitRow | None:
-    """The fit row of one op of a measured schedule, or None for an op no group models
-    (a vector kernel the cost model has no passes for, a copy the vector engine drove)."""
+    """The fit row of one op of a measured schedule, or None for an op no engine fit
+    models (a copy the vector engine drove, an op too short to carry its work).
+
+    The work is read back from the op's planned duration in the schedule's own target
+    (``planned``): the library computed it once, with every pass, padding and layout
+    factor it knows; inverting the roofline recovers it without restating any of that.
+    ``model`` (the target being calibrated) decides the rate keys.
+    """
     problem = schedule.problem
     op = problem.ops[name]
     placement = schedule.ops[name]
     mode = op.modes[placement.mode]
     task = problem.tasks[op.task]
     params = task.params or {}
+    dtype = str(params.get("dtype", ""))
     origin = f"trace:{name}"
-    if model.matrix.lane in mode.lanes and op.space is not None and len(op.space) == 3:
-        (m0, m1), (n0, n1), (k0, k1) = op.space
-        dtype = str(params.get("dtype", ""))
-        factors: dict[str, int | str] = {"dtype": dtype, "m": m1 - m0, "n": n1 - n0,
-                                         "k": k1 - k0}
-        return FitRow(Engine.MATRIX, _key(model.matrix.dtypes is not None, dtype), MATMUL,
-                      matrix_work(model, m1 - m0, n1 - n0, k1 - k0), duration, factors,
-                      origin)
     tensors = [a for a in (*op.reads, *op.writes) if a.tensor is not None]
-    if model.ddr_budget in mode.budgets and tensors:
+    if planned.ddr_budget in mode.budgets and tensors:
         access = tensors[0]
         engine = Engine.LOAD if access in op.reads else Engine.STORE
-        transfer = getattr(model, engine.value)
+        transfer = getattr(planned, engine.value)
         if mode.lanes != {transfer.lane: 1} or placement.mode >= len(transfer.rates):
             return None
-        tensor = problem.tensors[access.tensor]
-        nbytes = box_elements(access.box or ()) * DTYPE_BYTES.get(tensor.dtype, 1)
-        return FitRow(engine, str(placement.mode), engine.value, transfer_bytes(nbytes),
-                      duration, {"dtype": tensor.dtype, "mode": placement.mode}, origin)
-    kind = {"gemm": "convert"}.get(task.kind, str(params.get("fn", task.kind)))
-    buffers = [a.buffer for a in op.reads if a.buffer is not None]
-    units = mode.lanes.get(model.vector.lane, 0)
-    if kind not in VECTOR_PASSES or not units or not buffers:
+        row = FitRow(engine, str(placement.mode), engine.value,
+                     _inverted(mode.duration, transfer.latency_ns,
+                               transfer.rates[placement.mode]),
+                     duration, {"dtype": problem.tensors[access.tensor].dtype,
+                                "mode": placement.mode}, origin)
+    elif planned.matrix.lane in mode.lanes:
+        rate = planned.matrix.rate(dtype)
+        if rate is None:
+            return None
+        factors: dict[str, int | str] = {"dtype": dtype}
+        if op.space is not None and len(op.space) >= 3:
+            factors.update(zip("mnk", (hi - lo for lo, hi in op.space[-3:]), strict=True))
+        row = FitRow(Engine.MATRIX, _key(model.matrix.dtypes is not None, dtype), MATMUL,
+                     _inverted(mode.duration, planned.matrix.latency_ns, rate.macs_per_ns),
+                     duration, factors, origin)
+    elif planned.vector.lane in mode.lanes and not mode.budgets:
+        rate = planned.vector.rate(dtype)
+        if rate is None:
+            return None
+        kind = {"gemm": "convert"}.get(task.kind, str(params.get("fn", task.kind)))
+        units = mode.lanes[planned.vector.lane]
+        row = FitRow(Engine.VECTOR, _key(model.vector.dtypes is not None, dtype), kind,
+                     _inverted(mode.duration, planned.vector.latency_ns, rate), duration,
+                     {"dtype": dtype, "kind": kind, "units": units}, origin)
+    else:
         return None
-    dtype = "f32" if kind == "convert" else str(params.get("dtype", ""))
-    nbytes = problem.buffers[buffers[0]].size
-    return FitRow(Engine.VECTOR, _key(model.vector.dtypes is not None, dtype), kind,
-                  vector_work(model, nbytes, VECTOR_PASSES[kind], units), duration,
-                  {"dtype": dtype, "kind": kind, "units": units, "bytes": nbytes}, origin)
+    return row if row.work > 0 else None
 
 
 def run_rows(run: MeasuredRun, model: CostModel) -> dict[str, FitRow]:
-    """Per op of a measured run, its fit row; ops no group models are left out."""
+    """Per op of a measured run, its fit row; ops no engine fit models are left out."""
+    planned = cost_model(run.schedule.target)
     rows = {}
     for name, (start, end) in run.windows.items():
         if end > start:
-            row = _op_row(run.schedule, model, name, end - start)
+            row = _op_row(run.schedule, planned, model, name, end - start)
             if row is not None:
                 rows[name] = row
     return rows
