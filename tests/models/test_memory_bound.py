@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 
 from models.bounds import lower_bound
 from models.formats import (
@@ -20,6 +20,7 @@ from models.formats import (
 )
 from models.memory_bound import memory_volumes, necessary_edges, shortest_lifetimes
 from schedsearch.api import solve_report
+from tests.fuzz._budget import examples
 from tests.fuzz.strategies import feasible_instances
 from tests.search.problems import feasible_problems, verify
 
@@ -104,12 +105,13 @@ def test_ops_that_cannot_share_memory_with_the_big_ones_run_outside_them() -> No
     assert bound.value == 40
 
 
+@settings(max_examples=examples(0.2))
 @given(feasible_problems())
 def test_the_memory_part_never_exceeds_the_exact_optimum(case: tuple[Problem, Target]
                                                           ) -> None:
     """Against CP-SAT's whole model with addresses, solved to optimality where it can."""
     p, t = case
-    report = solve_report(p, t, time_limit=5.0, workers=1, placement=False)
+    report = solve_report(p, t, time_limit=1.0, workers=1, placement=False)
     assert not verify(report.schedule)
     bound = lower_bound(p, t)
     optimal = (report.schedule.meta or {}).get("status") == "OPTIMAL"

@@ -1,0 +1,104 @@
+"""Search where memory binds: the problem-order and holders-first passes, the tasks in
+sequence as a floor, and the budget that uses the whole time limit."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+
+from models.formats import Problem, Target
+from schedsearch.api import solve_report
+from schedsearch.budget import UNMETERED_WORK, Budget
+from schedsearch.constructive import (
+    _PORTFOLIO,
+    SERIAL_PORTFOLIO,
+    _Pass,
+    breadth_order,
+    construct_report,
+    depth_order,
+    priced_modes,
+    problem_order,
+    tails,
+)
+from schedsearch.hazards import build_dag
+from schedsearch.instance import build_instance
+from schedsearch.solution import Solution, to_schedule
+from tests.fuzz._budget import examples
+from tests.search.problems import feasible_problems, gemm_problem, target, two_task_problem, verify
+
+
+def test_problem_order_keeps_the_op_order_where_the_edges_allow() -> None:
+    inst = build_instance(gemm_problem(blocks=2, k_steps=2), target())
+    dag = build_dag(inst)
+    order = problem_order(dag)
+    assert sorted(order) == list(range(inst.n_ops))
+    position = {op: k for k, op in enumerate(order)}
+    assert all(position[p] < position[s] for p, s, _ in dag.edges)
+    # gemm_like emits each block's loads before its compute, and blocks in turn: the
+    # problem's own order is already topological, so it is kept as it is.
+    assert order == list(range(inst.n_ops))
+
+
+@settings(max_examples=examples(0.4))
+@given(feasible_problems())
+def test_every_pass_of_both_portfolios_is_legal_on_a_tight_memory(
+        case: tuple[Problem, Target]) -> None:
+    problem, tgt = case
+    inst = build_instance(problem, tgt)
+    priced = priced_modes(inst)
+    for granularity, portfolio in (("tile", _PORTFOLIO), ("task", SERIAL_PORTFOLIO)):
+        dag = build_dag(inst, granularity)
+        for spec in portfolio:
+            allowed = priced if spec.policy == "priced" else None
+            tail = tails(inst, dag, allowed)
+            order = {"problem": problem_order(dag), "depth": depth_order(dag, tail),
+                     "breadth": breadth_order(inst, dag, tail)}[spec.sequence]
+            result = _Pass(inst, dag, order, spec.window, True, tail, allowed,
+                           in_sequence=spec.in_sequence,
+                           holders_first=spec.holders_first).run()
+            if isinstance(result, Solution):
+                assert verify(to_schedule(inst, result, {})) == [], (granularity, spec)
+
+
+def test_holders_first_starts_what_needs_no_new_memory_before_a_load() -> None:
+    """One DMA queue: at time 10 the compute of block 0 (its operands loaded) and the
+    loads of block 1 are both eligible; holders-first starts the compute at once."""
+    problem = gemm_problem(blocks=2, k_steps=1, tile=64)
+    tgt = target(capacity=1 << 16, dma=1)
+    inst = build_instance(problem, tgt)
+    dag = build_dag(inst)
+    order = problem_order(dag)
+    tail = tails(inst, dag)
+    result = _Pass(inst, dag, order, 64, True, tail, holders_first=True).run()
+    assert isinstance(result, Solution)
+    assert verify(to_schedule(inst, result, {})) == []
+    mm0 = inst.op_index["g.mm0.0"]
+    loads0 = [inst.op_index[n] for n in ("g.ldA0.0", "g.ldB0.0")]
+    ends = result.ends(inst)
+    assert result.starts[mm0] == max(ends[op] for op in loads0)
+
+
+@settings(max_examples=examples(0.2))
+@given(feasible_problems())
+def test_solve_is_never_worse_than_the_tasks_one_after_another(
+        case: tuple[Problem, Target]) -> None:
+    problem, tgt = case
+    inst = build_instance(problem, tgt)
+    serial = construct_report(inst, build_dag(inst, "task"), portfolio=SERIAL_PORTFOLIO)
+    report = solve_report(problem, tgt, time_limit=1.0, workers=1)
+    assert verify(report.schedule) == []
+    assert report.schedule.makespan <= serial.solution.makespan(inst)
+
+
+def test_two_tasks_solved_legally_when_the_whole_time_is_used() -> None:
+    report = solve_report(two_task_problem(), target(capacity=4096), time_limit=1.0,
+                          workers=1, reproducible=False)
+    assert verify(report.schedule) == []
+    assert report.schedule.makespan >= report.bound
+
+
+def test_a_budget_that_uses_its_time_is_stopped_only_by_the_clock() -> None:
+    budget = Budget.start(1.0, wall=60.0, reproducible=False)
+    assert budget.left == UNMETERED_WORK
+    budget.charge(100.0)  # far more work than the seconds given
+    assert not budget.exhausted() and not budget.cut
+    assert Budget.start(1.0).left == 1.0
