@@ -8,7 +8,8 @@ event by event: queues and waits as the schedule orders them, transfers sharing 
 a known bandwidth (max-min fair, as :mod:`schedsearch.calibrate.ddr` models it).
 
 ``python -m schedsearch.calibrate.synthetic -o FILE.csv`` writes the bundled example
-``models/examples/measurements-v75.csv`` (seed 0), marked synthetic in its first lines.
+``models/examples/measurements-v75.csv`` (seed 0), marked synthetic in its first lines;
+``--coverage N`` prints how often N seeded calibrations cover every true parameter.
 """
 
 from __future__ import annotations
@@ -190,12 +191,52 @@ def write_csv(rows: list[Measurement], stream: object, header: str) -> None:
               f"{m.layout},{m.duration:.3f}\n")
 
 
+def coverage(repeats: int, rows_per_kind: int = 24) -> tuple[int, int, dict[str, int]]:
+    """Calibrate ``repeats`` seeded synthetic sets on hexagon-v75: how many had every
+    true parameter inside its reported interval, how many parameters each had, and
+    which parameters missed how often (passes are judged against the library's)."""
+    from schedsearch.calibrate.calibration import calibrate
+
+    base = load_target("hexagon-v75")
+    truth = truth_target(base, TRUTH_V75)
+    covered, count = 0, 0
+    missed: dict[str, int] = {}
+    for seed in range(repeats):
+        rows = synthetic_measurements(truth, seed=seed, rows_per_kind=rows_per_kind)
+        report = calibrate(base, rows, [], sources=["synthetic"], output="-").report
+        parameters = [p for group in report.groups for p in group.parameters]
+        count = len(parameters)
+        misses = [p.name for p in parameters
+                  if not p.low <= _truth_of(p.name) <= (math.inf if p.high is None else p.high)]
+        covered += not misses
+        for name in misses:
+            missed[name] = missed.get(name, 0) + 1
+    return covered, count, missed
+
+
+def _truth_of(name: str) -> float:
+    if name in TRUTH_V75:
+        return TRUTH_V75[name]
+    return VECTOR_PASSES[name.removeprefix("passes.").split("[")[0]]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-o", "--output", required=True, metavar="FILE.csv")
+    parser.add_argument("-o", "--output", metavar="FILE.csv", help="write a synthetic CSV")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--noise", type=float, default=0.03)
+    parser.add_argument("--coverage", type=int, metavar="N",
+                        help="instead: print how many of N seeded calibrations had every "
+                             "true parameter inside its interval")
     args = parser.parse_args(argv)
+    if args.coverage:
+        covered, count, missed = coverage(args.coverage)
+        print(f"{covered} of {args.coverage} seeded repeats had all {count} true parameters "
+              f"inside their simultaneous 99% intervals ({covered / args.coverage:.1%}); "
+              f"misses: {missed or 'none'}")
+        return 0
+    if not args.output:
+        parser.error("give -o FILE.csv or --coverage N")
     truth = truth_target(load_target("hexagon-v75"), TRUTH_V75)
     rows = synthetic_measurements(truth, seed=args.seed, noise=args.noise)
     header = (f"SYNTHETIC: not measured on any device. Drawn by `python -m "
