@@ -40,14 +40,15 @@ from schedsearch.plans import write_plan  # noqa: E402
 
 
 def _edge(name: str, target: str, rows: int, hidden: int, out: int, *, block_rows: int,
-          bn: int, bk: int) -> Workload:
+          bn: int, bk: int, bm: int = 128, depth: int = 0) -> Workload:
     """An RMSNorm of ``rows x hidden`` feeding a GEMM to ``out`` columns."""
     return workload_from_dict({
         "name": name, "target": target,
         "tasks": [{"name": "norm", "kind": "rmsnorm", "rows": rows, "cols": hidden,
                    "block_rows": block_rows, "x": "X", "weight": "G", "out": "H"},
                   {"name": "proj", "kind": "gemm", "M": rows, "N": out, "K": hidden,
-                   "a": "H", "b": "W", "out": "Y", "bm": 128, "bn": bn, "bk": bk}]}, name)
+                   "a": "H", "b": "W", "out": "Y", "bm": bm, "bn": bn, "bk": bk,
+                   "depth": depth}]}, name)
 
 
 #: The unseen shapes, fixed before tuning: (what it tests, workload).
@@ -61,8 +62,8 @@ EVALUATION = [
      _edge("eval-long-rows", "hexagon-v75", 32, 16384, 1024, block_rows=16, bn=256,
            bk=512)),
     ("the Cube cannot read the Vector cores' UB (Llama-3.2-1B q projection, 64 tokens)",
-     _edge("eval-ascend", "ascend-910b-core", 64, 2048, 2048, block_rows=16, bn=128,
-           bk=128)),
+     _edge("eval-ascend", "ascend-910b-core", 64, 2048, 2048, block_rows=16, bm=64, bn=256,
+           bk=128, depth=2)),
     ("capacity shortfall: 128 rows of 16384 fill v68's 4 MiB VTCM",
      _edge("eval-v68-shortfall", "hexagon-v68", 128, 16384, 1024, block_rows=16, bn=256,
            bk=512)),
