@@ -21,8 +21,10 @@ Other columns are ignored (profilers export many). A trace is a Chrome trace eve
 (``{"traceEvents": [...]}`` as ``schedsearch trace`` writes and Perfetto exports, or a bare
 event array): complete (``X``) slices and ``B``/``E`` pairs named by the schedule's ops
 give each op's measured window; slices of category ``task`` (the per-task summary
-``schedsearch trace`` adds), counters, instants and metadata are passed over. Every
-other slice must name an op of the schedule, and every op of the schedule must appear.
+``schedsearch trace`` adds), counters, instants and metadata are passed over. When some
+slice has category ``op`` (as ``schedsearch trace`` marks them; a runtime can too), only
+those are read and a runtime's other slices may sit beside them; otherwise every slice
+must name an op of the schedule. Every op of the schedule must appear.
 """
 
 from __future__ import annotations
@@ -213,6 +215,7 @@ def read_trace(path: str | os.PathLike[str], schedule: Schedule) -> MeasuredRun:
         first, last = windows.get(name, (start, end))
         windows[name] = (min(first, start), max(last, end))
 
+    marked = any(isinstance(e, dict) and e.get("cat") == "op" for e in events)
     for index, event in enumerate(events):
         where = json_path(root, index)
         if not isinstance(event, dict):
@@ -220,6 +223,10 @@ def read_trace(path: str | os.PathLike[str], schedule: Schedule) -> MeasuredRun:
         phase = event.get("ph")
         name = event.get("name")
         if phase not in ("X", "B", "E") or event.get("cat") in _SKIPPED_CATEGORIES:
+            continue
+        if marked and phase != "E" and event.get("cat") != "op":
+            if phase == "B":
+                open_slices[(event.get("pid"), event.get("tid"))].append((None, 0.0, where))
             continue
         if phase != "E" and not isinstance(name, str):
             raise fail(json_path(where, "name"), "a slice needs a name")

@@ -92,6 +92,22 @@ def test_a_perfetto_style_trace_with_begin_end_pairs_and_other_slices(
         p.start for p in schedule.ops.values()), abs=1e-6)
 
 
+def test_beside_slices_marked_op_a_runtime_may_have_others(tmp_path: Path,
+                                                          schedule: Schedule) -> None:
+    trace = schedule_to_trace(schedule)
+    trace["traceEvents"] += [
+        {"ph": "X", "name": "FastRPC call", "cat": "runtime", "ts": 0, "dur": 5, "pid": 9,
+         "tid": 1},
+        {"ph": "B", "name": "graph execute", "ts": 0, "pid": 9, "tid": 2},
+        {"ph": "E", "ts": 50, "pid": 9, "tid": 2}]
+    run = read_trace(_write(tmp_path, trace), schedule)
+    assert set(run.windows) == set(schedule.ops)
+    unmarked = [{k: v for k, v in e.items() if k != "cat"} for e in trace["traceEvents"]
+                if e.get("cat") not in ("task", "counter")]
+    with pytest.raises(InputError, match="'FastRPC call' is not in the schedule"):
+        read_trace(_write(tmp_path, unmarked), schedule)
+
+
 def _trace_with(schedule: Schedule, change) -> dict:
     trace = schedule_to_trace(schedule)
     slices = [e for e in trace["traceEvents"] if e.get("cat") == "op"]
