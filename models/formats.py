@@ -242,8 +242,10 @@ def _problem(d: dict[str, Any], r: _Refs, root: str, target: Target | None) -> P
         if "bytes" in a:
             byte_range = r.interval(a["bytes"], json_path(path, "bytes"))
             if byte_range[0] < 0 or byte_range[1] > buffers[name].size:
-                raise r.fail(json_path(path, "bytes"), f"range {list(byte_range)} exceeds "
-                                                       f"buffer {name!r} size {buffers[name].size}")
+                lo, hi = byte_range
+                raise r.fail(json_path(path, "bytes"), f"[{lo}, {hi}) does not lie inside "
+                                                       f"buffer {name!r} of {buffers[name].size} "
+                                                       "bytes")
         return Access(buffer=name, bytes=byte_range, value=a.get("value"), meta=a.get("meta"))
 
     def mode(m: dict[str, Any], path: str) -> Mode:

@@ -20,8 +20,9 @@ from importlib import resources
 from typing import Any
 
 import jsonschema
-from jsonschema.exceptions import ValidationError, best_match
-from referencing import Registry, Resource
+from jsonschema.exceptions import ValidationError, best_match, by_relevance
+from referencing import Registry
+from referencing.jsonschema import DRAFT202012
 
 from models.errors import InputError
 from models.jsonio import MAX_INT, json_path
@@ -59,23 +60,33 @@ _Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator,
                                           type_checker=_STRICT_TYPES)
 
 
+def _strict(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` without its ``$schema`` key: jsonschema picks the validator class of a
+    referenced schema by that key, which would bring back the lenient ``integer``."""
+    return {key: value for key, value in schema.items() if key != "$schema"}
+
+
 @cache
 def validator(format_tag: str) -> jsonschema.protocols.Validator:
     """A validator of ``format_tag``'s schema (others resolved by ``$id``), built once."""
     registry: Registry = Registry().with_resources(
-        (uri, Resource.from_contents(schema)) for uri, schema in all_schemas().items())
-    return _Validator(load_schema(format_tag), registry=registry)
+        (uri, DRAFT202012.create_resource(_strict(schema)))
+        for uri, schema in all_schemas().items())
+    return _Validator(_strict(load_schema(format_tag)), registry=registry)
 
 
 def check(document: Any, format_tag: str, source: str) -> None:
     """Raise :class:`InputError` (file, JSON path, rule FORMAT) unless ``document``
     matches the schema of ``format_tag``; the error names the most relevant fault."""
-    error = best_match(validator(format_tag).iter_errors(document))
+    # an unknown key says more than the required key its presence made the schema expect
+    error = best_match(validator(format_tag).iter_errors(document),
+                       key=by_relevance(strong=frozenset({"additionalProperties"})))
     if error is not None:
         path, message = _explain(error)
         raise InputError(message, source=source, path=path, rule="FORMAT")
 
 
+_ACCESS_KEYS = frozenset({"tensor", "box", "buffer", "bytes", "value"})
 _TYPE_NAMES = {"object": "an object", "array": "an array", "string": "a string",
                "integer": "an integer"}
 
@@ -101,6 +112,10 @@ def _explain(error: ValidationError) -> tuple[str, str]:
     if keyword == "additionalProperties":
         known = error.schema.get("properties", {})
         extra = next(key for key in value if key not in known)
+        for kind in ("tensor", "buffer"):
+            if kind in known and extra in _ACCESS_KEYS:
+                return json_path(path, extra), f"key {extra!r} does not belong to a {kind} " \
+                                               "access (an access names a tensor or a buffer)"
         return json_path(path, extra), f"unknown key {extra!r}"
     if keyword == "type":
         return path, f"expected {_TYPE_NAMES.get(expected, expected)}, got {_kind(value)}"

@@ -92,7 +92,7 @@ def _broken(document: dict[str, Any], edit) -> dict[str, Any]:
     (lambda d: d["ops"]["g0.ld"]["reads"][0].update(box=[[0, 4], [0, 5]]),
      '$.ops["g0.ld"].reads[0].box[1]', "extent"),
     (lambda d: d["ops"]["g0.mm"]["reads"][0].update(bytes=[0, 33]),
-     '$.ops["g0.mm"].reads[0].bytes', "exceeds buffer"),
+     '$.ops["g0.mm"].reads[0].bytes', "inside buffer"),
     (lambda d: d["after"].append(["g0.ld", "g0.nope"]), "$.after[1][1]", "unknown op"),
     (lambda d: d["ops"]["g0.mm"].update(modes=[]), '$.ops["g0.mm"].modes', "at least one"),
     (lambda d: d["tensors"]["A"].update(role="weights"), "$.tensors.A.role", "role"),
