@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 
 from checker.load import MAX_INPUT_BYTES, UnusableInput
 from checker.program import verify_program_file
@@ -22,9 +24,13 @@ DEFAULT_LISTED = 100
 
 
 def _count(text: str) -> int:
-    value = int(text)
+    """A count of violations to list: a whole number, at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 0:
-        raise argparse.ArgumentTypeError("must be >= 0")
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
     return value
 
 
@@ -73,6 +79,9 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM ends a check the way Ctrl-C does: one line, exit 130, no traceback.
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as stop:  # argparse has printed its usage message

@@ -86,14 +86,17 @@ def workload_from_dict(document: Any, source: str = "<workload>") -> Workload:
 
     if not isinstance(document, dict):
         raise fail("$", "expected an object (a table)")
+    other = document.get("format", WORKLOAD_FORMAT)
+    if other != WORKLOAD_FORMAT:  # a schedule, a plan...: say what it is, not what it lacks
+        raise fail("$.format", f"this is a {other!r} document, not a workload: expected a "
+                               f"{WORKLOAD_FORMAT} file (.toml or .json), a bundled example "
+                               f"name, or where a problem is accepted a {PROBLEM_FORMAT} file")
     for key in ("name", "target", "tasks"):
         if key not in document:
             raise fail("$", f"missing required key {key!r}")
     for key in document:
         if key not in ("format", "name", "target", "tasks", "meta"):
             raise fail(json_path("$", key), f"unknown key {key!r}")
-    if document.get("format", WORKLOAD_FORMAT) != WORKLOAD_FORMAT:
-        raise fail("$.format", f"expected format {WORKLOAD_FORMAT!r}")
     for key in ("name", "target"):
         if not isinstance(document[key], str) or not document[key]:
             raise fail(json_path("$", key), "expected a non-empty string")
@@ -144,6 +147,9 @@ def load_workload(name_or_path: str, dims: Mapping[str, int] | None = None) -> W
                 parse = _parse_toml if suffix == ".toml" else parse_json_text
                 return workload_from_dict(parse(text, name_or_path), name_or_path)
     path = Path(name_or_path)
+    if path.is_dir():
+        raise InputError("is a directory, not a workload file", source=name_or_path,
+                         rule="FILE")
     if not path.is_file():
         raise InputError(f"no such workload file or bundled example; examples: "
                          f"{', '.join(example_names())}", source=name_or_path, rule="FILE")

@@ -14,8 +14,9 @@ from models.errors import InputError
 from models.workload import MAX_OPS
 
 __all__ = ["add_target_option", "add_search_options", "positive_number", "at_least_one",
-           "seed_number", "MAX_SEED", "add_size_option", "add_dim_option", "dim_binding",
-           "dims_of"]
+           "seed_number", "MAX_SEED", "limit_seconds", "worker_count", "byte_count",
+           "MAX_TIME_LIMIT", "MAX_WORKERS", "MAX_BYTES", "add_size_option", "add_dim_option",
+           "dim_binding", "dims_of"]
 
 
 def positive_number(text: str) -> float:
@@ -26,6 +27,44 @@ def positive_number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text!r}")
+    return value
+
+
+#: The longest time limit accepted, in seconds (a week): beyond it the work budgets
+#: derived from the limit (CP-SAT conflict caps) leave the ranges the solver takes.
+MAX_TIME_LIMIT = 7 * 24 * 3600.0
+#: The most parallel workers or processes accepted: each is a thread or process of its
+#: own, so a mistyped count must not start millions of them.
+MAX_WORKERS = 256
+#: The largest byte count accepted (a signed 64-bit integer, as in the formats).
+MAX_BYTES = 2**63 - 1
+
+
+def limit_seconds(text: str) -> float:
+    """A time limit in seconds: finite, above 0, at most :data:`MAX_TIME_LIMIT`."""
+    value = positive_number(text)
+    if value > MAX_TIME_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_TIME_LIMIT:g} seconds, "
+                                         f"got {text!r}")
+    return value
+
+
+def worker_count(text: str) -> int:
+    """A count of workers or processes: 1 to :data:`MAX_WORKERS`."""
+    value = at_least_one(text)
+    if value > MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_WORKERS}, got {value}")
+    return value
+
+
+def byte_count(text: str) -> int:
+    """A size in bytes: a whole number from 0 to :data:`MAX_BYTES`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= value <= MAX_BYTES:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_BYTES}, got {text!r}")
     return value
 
 
@@ -99,10 +138,10 @@ def add_size_option(parser: argparse.ArgumentParser) -> None:
 def add_search_options(parser: argparse.ArgumentParser, *, time_limit: float,
                        time_help: str) -> None:
     """``--time-limit S`` (default ``time_limit``), ``--seed N``, ``--workers W``."""
-    parser.add_argument("--time-limit", type=positive_number, default=time_limit,
+    parser.add_argument("--time-limit", type=limit_seconds, default=time_limit,
                         metavar="S", help=f"{time_help} (default {time_limit:g})")
     parser.add_argument("--seed", type=seed_number, default=0, metavar="N",
                         help=f"random seed, 0 to {MAX_SEED} (default 0)")
-    parser.add_argument("--workers", type=at_least_one, default=2, metavar="W",
+    parser.add_argument("--workers", type=worker_count, default=2, metavar="W",
                         help="parallel CP-SAT runs, one thread each (default 2); the same "
                              "seed and workers give the same schedule")

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from models.errors import InputError
-from schedsearch.commands.options import seed_number
+from schedsearch.commands.options import byte_count, limit_seconds, seed_number
 from schedsearch.output import output_file
 from schedsearch.placement import (
     place,
@@ -31,12 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "reported against the max-load lower bound.")
     parser.add_argument("file", metavar="FILE.csv", help="buffers to place")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--capacity", type=int, metavar="C", help="memory size in bytes")
+    mode.add_argument("--capacity", type=byte_count, metavar="C", help="memory size in bytes")
     mode.add_argument("--minimise", "--minimize", action="store_true",
                       help="minimise the peak address (the default without --capacity)")
     parser.add_argument("-o", "--output", metavar="OUT.csv", type=output_file,
                         help="write the buffers with an offset column")
-    parser.add_argument("--time-limit", type=float, default=10.0, metavar="S",
+    parser.add_argument("--time-limit", type=limit_seconds, default=10.0, metavar="S",
                         help="seconds for the search (default 10)")
     parser.add_argument("--seed", type=seed_number, default=0, help="seed (default 0)")
     parser.add_argument("--no-check", action="store_true",
@@ -46,12 +45,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     buffers = read_csv(args.file)
-    if args.capacity is not None and args.capacity < 0:
-        raise InputError(f"--capacity must be >= 0, got {args.capacity}",
-                         source="<arguments>", path="--capacity")
-    if args.time_limit < 0:
-        raise InputError(f"--time-limit must be >= 0, got {args.time_limit}",
-                         source="<arguments>", path="--time-limit")
     result = place(buffers, args.capacity, time_limit=args.time_limit, seed=args.seed)
     ratio = f" ({result.peak / result.lower_bound:.4f}x)" if result.lower_bound else ""
     peak = f"peak {result.peak}{ratio}" if result.placed else "no placement"

@@ -31,7 +31,7 @@ from models.formats import Schedule, schedule_to_dict
 from models.targets import load_target
 from models.workload import load_workload
 from schedsearch import interrupt
-from schedsearch.commands.options import add_search_options, add_target_option, at_least_one
+from schedsearch.commands.options import add_search_options, add_target_option, worker_count
 from schedsearch.output import output_dir, output_file, write_json, write_with
 from schedsearch.tuning.batch import (
     Job,
@@ -72,7 +72,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--executor", default="local", metavar="local|dask[=ADDRESS]",
                         help="where --many runs: a local process pool (default) or Dask "
                              "distributed (a LocalCluster, or the scheduler at ADDRESS)")
-    parser.add_argument("--jobs", type=at_least_one, default=None, metavar="N",
+    parser.add_argument("--jobs", type=worker_count, default=None, metavar="N",
                         help="local processes for --many (default: cores / workers)")
     parser.add_argument("--results", metavar="DIR", type=output_dir,
                         help="where --many writes one result file per workload "

@@ -30,10 +30,15 @@ OPTIONAL_COLUMNS = ("alignment", "offset")
 def read_csv(path: str | os.PathLike[str]) -> list[PlacementBuffer]:
     """Read a placement CSV file; unusable content is an :class:`InputError`."""
     source = str(path)
+    if Path(path).is_dir():
+        raise InputError("is a directory, not a file", source=source, path="$", rule="FILE")
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read: {error}", source=source, path="line 0") from None
+    except OSError as error:
+        raise InputError(f"cannot read: {error.strerror}", source=source, path="$",
+                         rule="FILE") from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", source=source, path="line 0") from None
     return parse_csv(text, source)
 
 

@@ -83,7 +83,7 @@ def test_the_chain_orders_gemm_loads_after_the_stores_they_read() -> None:
      "duplicate task name"),
     ({**PAIR, "tasks": [{**PAIR["tasks"][0], "order": "xyz"}]}, "$.tasks[0].order",
      "must be one of"),
-    ({**PAIR, "format": "npu-problem/1"}, "$.format", "expected format"),
+    ({**PAIR, "format": "npu-problem/1"}, "$.format", "not a workload"),
 ])
 def test_bad_workloads_name_the_path(document: object, path: str, message: str) -> None:
     error = error_of(document)
@@ -148,9 +148,9 @@ def test_problem_input_from_workload_or_problem_file(tmp_path: Path) -> None:
     write_json_atomic(path, problem_to_dict(problem))
     again, target = load_problem_input(str(path), None)
     assert again == problem and target.name == "ascend-910b-core"
-    with pytest.raises(InputError) as caught:  # Ascend ops do not run on Hexagon
+    with pytest.raises(InputError) as caught:  # costed for Ascend: not for Hexagon
         load_problem_input(str(path), "hexagon-v75")
-    assert caught.value.rule == "FORMAT"
+    assert caught.value.rule == "TARGET" and "--target hexagon-v75" in caught.value.message
     document = problem_to_dict(problem)
     del document["meta"]
     write_json_atomic(path, document)
