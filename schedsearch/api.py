@@ -216,9 +216,9 @@ def _tasks_in_sequence(inst: Instance, dag: Dag, granularity: str,
                        budget: Budget) -> Solution | None:
     """The tasks one after another (a barrier between consecutive tasks), from the list
     scheduler's portfolio within ``budget``: the answer is never worse than that. None
-    when ``dag`` already has the barriers, the tasks cannot be put in one order, or no
-    pass fits."""
-    if granularity == "task" or len(set(inst.op_task)) < 2:
+    when ``dag`` already has the barriers, the tasks cannot be put in one order, no pass
+    fits, or the time is already up (the first pass would run past the limit)."""
+    if granularity == "task" or len(set(inst.op_task)) < 2 or budget.exhausted():
         return None
     try:
         return construct_report(inst, build_dag(inst, "task"), budget=budget,
