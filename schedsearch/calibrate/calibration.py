@@ -22,12 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from models.cost import cost_model
+from models.cost import CostModel, cost_model
 from models.formats import Target, target_from_dict, target_to_dict
 from schedsearch.calibrate.ddr import TransferSlice, fit_ddr, overlapping
 from schedsearch.calibrate.engines import (
     EngineFit,
     fit_engine,
+    model_figures,
     parameter_count,
     passes_parameters,
 )
@@ -133,29 +134,35 @@ def _document(target: Target, name: str, parameters: list[Parameter], sources: l
     return document
 
 
-def _ddr(runs: list[MeasuredRun], rows: dict[str, FitRow], fits: dict[Engine, EngineFit],
-         model_budget: str, prior: float, level: float, shared: int) -> DdrReport | None:
+def _ddr(bus_rows: list[tuple[MeasuredRun, dict[str, FitRow]]],
+         fits: dict[Engine, EngineFit], model: CostModel, prior: float,
+         level: float) -> DdrReport | None:
+    """The bus fit over every run's overlapping transfers, with their engines' fitted
+    latency and rates (the input target's where an engine was not fitted). Runs are laid
+    one after another on one clock, so transfers of different runs never overlap."""
     slices = []
-    for run in runs:
+    offset = 0.0
+    for run, rows in bus_rows:
+        shift = offset - run.origin
         for name, row in rows.items():
-            if name not in run.windows or row.engine not in (Engine.LOAD, Engine.STORE):
-                continue
             fitted = fits.get(row.engine)
+            latency, rate = ((fitted.latency, fitted.rates.get(row.key)) if fitted
+                             else model_figures(model, row.engine, row.key))
             start, end = run.windows[name]
-            latency = fitted.latency if fitted else 0.0
-            cap = fitted.rates.get(row.key) if fitted else None
-            slices.append(TransferSlice(name, start, end, row.work, cap or 1.0, latency))
+            slices.append(TransferSlice(name, start + shift, end + shift, row.work,
+                                        float(rate or 1), latency))
+        offset += run.makespan + 1
     found = fit_ddr(slices, level)
     if found is None:
         return None
     if found.bandwidth is None:
-        return DdrReport(model_budget, found.slices, None, found.lower_bound)
+        return DdrReport(model.ddr_budget, found.slices, None, found.lower_bound)
     top_rate = max((rate for fit in fits.values() if fit.engine in (Engine.LOAD, Engine.STORE)
                     for rate in fit.rates.values()), default=1.0)
     written = float(max(round(found.bandwidth), math.ceil(top_rate)))
-    return DdrReport(model_budget, found.slices,
-                     Parameter(f"budgets.{model_budget}", found.bandwidth, found.low,
-                               found.high, written, prior, shared), None)
+    return DdrReport(model.ddr_budget, found.slices,
+                     Parameter(f"budgets.{model.ddr_budget}", found.bandwidth, found.low,
+                               found.high, written, prior, found.slices), None)
 
 
 def calibrate(target: Target, measurements: list[Measurement], runs: list[MeasuredRun], *,
@@ -164,9 +171,8 @@ def calibrate(target: Target, measurements: list[Measurement], runs: list[Measur
     """Fit ``target``'s cost parameters to the measurements (see the module docstring)."""
     model = cost_model(target)
     rows = [measurement_row(m, model) for m in measurements]
-    run_rows_by_op: dict[str, FitRow] = {}
+    bus_rows: list[tuple[MeasuredRun, dict[str, FitRow]]] = []
     unmodelled = 0
-    shared_names: set[str] = set()
     for run in runs:
         found = run_rows(run, model)
         unmodelled += len(run.windows) - len(found)
@@ -174,11 +180,10 @@ def calibrate(target: Target, measurements: list[Measurement], runs: list[Measur
                      for name, row in found.items()
                      if row.engine in (Engine.LOAD, Engine.STORE)]
         shared = {s.name for s in overlapping(transfers)}
-        shared_names |= shared
         rows += [row for name, row in found.items() if name not in shared]
-        run_rows_by_op.update({name: found[name] for name in shared})
+        bus_rows.append((run, {name: found[name] for name in shared}))
     fitted, held = _split(rows, holdout, seed)
-    count = parameter_count(fitted) + (1 if shared_names else 0)
+    count = parameter_count(fitted) + (1 if any(shared for _, shared in bus_rows) else 0)
     level = simultaneous_level(joint_level, count)
     fits: dict[Engine, EngineFit] = {}
     groups = []
@@ -191,8 +196,7 @@ def calibrate(target: Target, measurements: list[Measurement], runs: list[Measur
         groups.append(GroupReport(engine.value, len(mine), 100 * math.expm1(fit.fit.sigma),
                                   fit.status, fit.parameters + extra, fit.patterns,
                                   fit.outliers))
-    ddr = _ddr(runs, run_rows_by_op, fits, model.ddr_budget,
-               float(target.budgets[model.ddr_budget]), level, len(shared_names))
+    ddr = _ddr(bus_rows, fits, model, float(target.budgets[model.ddr_budget]), level)
     parameters = [p for g in groups for p in g.parameters]
     if ddr is not None and ddr.parameter is not None:
         parameters.append(ddr.parameter)

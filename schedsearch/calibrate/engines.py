@@ -17,6 +17,7 @@ the pattern is reported rather than averaged into one error figure.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,17 +74,15 @@ def parameter_count(rows: list[FitRow]) -> int:
     return count
 
 
-def _design(rows: list[FitRow], keys: tuple) -> np.ndarray:
-    X = np.zeros((len(rows), 1 + len(keys)))
+def _design(rows: list[FitRow], columns: Sequence[object],
+            column_of: Callable[[FitRow], object]) -> np.ndarray:
+    """``[1, work * [column_of(row) == c] for c in columns]`` per row."""
+    X = np.zeros((len(rows), 1 + len(columns)))
     X[:, 0] = 1
-    index = {key: i for i, key in enumerate(keys, start=1)}
+    index = {column: i for i, column in enumerate(columns, start=1)}
     for i, row in enumerate(rows):
-        X[i, index[_column(row, keys)]] = row.work
+        X[i, index[column_of(row)]] = row.work
     return X
-
-
-def _column(row: FitRow, keys: tuple) -> object:
-    return (row.key, row.kind) if keys and isinstance(keys[0], tuple) else row.key
 
 
 def _rate_name(engine: Engine, key: str) -> str:
@@ -186,7 +185,8 @@ def _order(label: str) -> tuple[float, str]:
 def fit_engine(engine: Engine, rows: list[FitRow], model: CostModel, level: float) -> EngineFit:
     """Fit one engine's latency and rate(s) to its rows and test the residuals."""
     keys = tuple(sorted({row.key for row in rows}))
-    fit = robust_fit(_design(rows, keys), np.array([r.duration for r in rows]), level)
+    fit = robust_fit(_design(rows, keys, lambda row: row.key),
+                     np.array([r.duration for r in rows]), level)
     prior_latency = model_figures(model, engine, keys[0])[0]
     status = Status.FITTED if fit.determined else Status.UNDERDETERMINED
     written = status is Status.FITTED
@@ -229,7 +229,8 @@ def passes_parameters(rows: list[FitRow], shared: EngineFit, level: float) -> li
     several = {key for key, _ in kinds if sum(k == key for k, _ in kinds) > 1}
     if not several:
         return []
-    fit = robust_fit(_design(rows, kinds), np.array([r.duration for r in rows]), level)
+    fit = robust_fit(_design(rows, kinds, lambda row: (row.key, row.kind)),
+                     np.array([r.duration for r in rows]), level)
     shared_theta = dict(zip(shared.keys, shared.fit.theta[1:], strict=True))
     shared_half = dict(zip(shared.keys, (shared.fit.high[1:] - shared.fit.low[1:]) / 2,
                            strict=True))

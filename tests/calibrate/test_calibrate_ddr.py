@@ -9,9 +9,14 @@ from hypothesis import strategies as st
 
 from models.cost import cost_model
 from models.formats import Schedule, Target
+from schedsearch.calibrate.calibration import calibrate
 from schedsearch.calibrate.ddr import TransferSlice, fair_shares, fit_ddr
 from schedsearch.calibrate.engines import model_figures
-from schedsearch.calibrate.synthetic import TRUTH_BANDWIDTH, synthetic_run
+from schedsearch.calibrate.synthetic import (
+    TRUTH_BANDWIDTH,
+    synthetic_measurements,
+    synthetic_run,
+)
 from schedsearch.calibrate.work import Engine, run_rows
 
 
@@ -63,3 +68,17 @@ def test_a_bus_that_never_bound_gives_only_a_lower_bound(schedule: Schedule,
 def test_no_overlap_no_fit() -> None:
     alone = [TransferSlice("a", 0, 100, 1000, 20, 10), TransferSlice("b", 100, 200, 1000, 20, 10)]
     assert fit_ddr(alone, 0.99) is None
+
+
+def test_several_runs_are_fitted_together_not_overlapped(v75: Target, schedule: Schedule,
+                                                         truth: Target) -> None:
+    """Two runs of one schedule: their clocks both start near 0, yet a transfer of one
+    run never shares the bus with one of the other."""
+    runs = [synthetic_run(schedule, truth, bandwidth=TRUTH_BANDWIDTH, seed=s) for s in (0, 1)]
+    rows = synthetic_measurements(truth, seed=0)
+    alone = [calibrate(v75, rows, [run], sources=["r"], output="o").report.ddr
+             for run in runs]
+    both = calibrate(v75, rows, runs, sources=["r"], output="o").report.ddr
+    assert both is not None and all(ddr is not None for ddr in alone)
+    assert both.slices == sum(ddr.slices for ddr in alone)
+    assert both.parameter.low <= TRUTH_BANDWIDTH <= both.parameter.high
