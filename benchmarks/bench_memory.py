@@ -11,13 +11,14 @@ fill it. Plus the bundled Ascend pair, whose UB is 192 KiB as shipped. Each is s
 Per problem, size and time limit it prints: ops, the lower bound without and with its
 memory part (which part decides), the plain list schedule's makespan / bound
 (:mod:`benchmarks.list_baseline`; ``deadlock`` when it stalls), the search's makespan /
-bound at 2 workers, seed 0, and whether every schedule is legal by the independent
-checker. Each search runs in its own process. Figures, not pass/fail; timings on a shared
-machine are noisy.
+bound at 2 workers, seed 0 (using the whole time limit unless ``--reproducible``), and
+whether every schedule is legal by the independent checker. Each search runs in its own
+process. Figures, not pass/fail; timings on a shared machine are noisy.
 
     python -m benchmarks.bench_memory                     # 150..8000 ops, 10 s and 60 s
     python -m benchmarks.bench_memory --quick             # ~150 and ~600 ops, 10 s
     python -m benchmarks.bench_memory --sizes 150 --limits 5 --problems chain
+    python -m benchmarks.bench_memory --reproducible     # deterministic work budgets
     python -m benchmarks.bench_memory --json figures.json
 """
 
@@ -91,7 +92,8 @@ def tight_problem(name: str, ops: int | None = None) -> tuple[Problem, Target]:
     return tile(workload, target), target
 
 
-def _case(name: str, ops: int, limit: float, queue: multiprocessing.Queue) -> None:
+def _case(name: str, ops: int, limit: float, reproducible: bool,
+          queue: multiprocessing.Queue) -> None:
     """One row's figures, put on ``queue`` (runs in a process of its own)."""
     import checker
     from benchmarks.list_baseline import list_schedule
@@ -114,7 +116,8 @@ def _case(name: str, ops: int, limit: float, queue: multiprocessing.Queue) -> No
         schedule = to_schedule(inst, baseline, {"solver": "list"})
         legal = checker.verify(schedule_to_dict(schedule)).legal
         base_makespan = schedule.makespan
-    report = solve_report(problem, target, time_limit=limit, seed=0, workers=2)
+    report = solve_report(problem, target, time_limit=limit, seed=0, workers=2,
+                          reproducible=reproducible)
     legal = legal and checker.verify(schedule_to_dict(report.schedule)).legal
     meta = report.schedule.meta or {}
     queue.put({"problem": name, "ops": len(problem.ops), "limit": limit,
@@ -142,6 +145,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--problems", nargs="+", choices=tuple(PROBLEMS), default=None)
     parser.add_argument("--sizes", nargs="+", type=int, default=None, metavar="OPS")
     parser.add_argument("--limits", nargs="+", type=float, default=None, metavar="S")
+    parser.add_argument("--reproducible", action="store_true",
+                        help="stop each search by its deterministic work budget "
+                             "(default: use the whole time limit)")
     parser.add_argument("--json", default=None, metavar="PATH",
                         help="also write every row's figures to PATH")
     args = parser.parse_args(argv)
@@ -156,7 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for size in sizes:
             for limit in limits:
                 queue = context.Queue()
-                process = context.Process(target=_case, args=(name, size, limit, queue))
+                process = context.Process(target=_case, args=(name, size, limit,
+                                                              args.reproducible, queue))
                 process.start()
                 row = queue.get()
                 process.join()

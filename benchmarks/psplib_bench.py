@@ -18,7 +18,7 @@ user could write with the same solver. The published figures beside them (8 work
 
     python -m benchmarks.psplib_bench [--sets j30 j60] [--sample N] [--time-limit S]
                                       [--workers W] [--seed K] [--no-peer] [--no-cpsat]
-                                      [--json PATH]
+                                      [--reproducible] [--json PATH]
 
 The files ``J30_<id>.txt`` carry the ``ID`` of the CSV rows (checked: every file's
 critical path and total duration equal the row's ``CPM`` and ``Sum PT``).
@@ -228,7 +228,8 @@ def solve_plain_cpsat(peer: PeerInstance, *, time_limit: float, workers: int,
 
 
 def solve_instance(path: Path, best: BestKnown, *, time_limit: float, workers: int,
-                   seed: int, peer: bool, cpsat: bool = True) -> dict[str, Any]:
+                   seed: int, peer: bool, cpsat: bool = True,
+                   reproducible: bool = False) -> dict[str, Any]:
     """Parse, convert, solve and verify one instance; with ``peer``, PyJobShop's CP-SAT
     solves the same instance at the same limit (the published reference, run here), and
     with ``cpsat`` the plain CP-SAT model (:func:`solve_plain_cpsat`)."""
@@ -237,7 +238,8 @@ def solve_instance(path: Path, best: BestKnown, *, time_limit: float, workers: i
     name = path.stem
     problem, target = to_problem(psplib.parse(path, instance_format="patterson"), name)
     began = time.perf_counter()
-    schedule = solve(problem, target, time_limit=time_limit, seed=seed, workers=workers)
+    schedule = solve(problem, target, time_limit=time_limit, seed=seed, workers=workers,
+                     reproducible=reproducible)
     wall = time.perf_counter() - began
     meta = schedule.meta or {}
     bound = int(meta.get("bound", 0))
@@ -286,13 +288,13 @@ def summarize(sides: list[dict[str, Any]]) -> dict[str, Any]:
 
 def run(external: Path | None, sets: Sequence[str], sample: int | None, *,
         time_limit: float, workers: int, seed: int, peer: bool, cpsat: bool = True,
-        log: Any = sys.stdout) -> dict[str, Any]:
+        reproducible: bool = False, log: Any = sys.stdout) -> dict[str, Any]:
     """Every requested set that is present under ``external/psplib``; absent ones are
     reported as skipped. ``peer`` is dropped when pyjobshop is not installed."""
     peer = peer and importlib.util.find_spec("pyjobshop") is not None
     figures: dict[str, Any] = {"time_limit_s": time_limit, "workers": workers,
                                "seed": seed, "sample": sample, "peer": peer,
-                               "cpsat": cpsat, "sets": {}}
+                               "cpsat": cpsat, "reproducible": reproducible, "sets": {}}
     root = external / "psplib" if external else None
     for name in sets:
         folder = root / name if root else None
@@ -311,7 +313,7 @@ def run(external: Path | None, sets: Sequence[str], sample: int | None, *,
         for instance_id in sample_ids([i for i in files if i in best], sample):
             record = solve_instance(files[instance_id], best[instance_id],
                                     time_limit=time_limit, workers=workers, seed=seed,
-                                    peer=peer, cpsat=cpsat)
+                                    peer=peer, cpsat=cpsat, reproducible=reproducible)
             records.append(record)
             line = f"{record['name']:>10} best {record['best_known']:>4}"
             for who in ("ours", "peer", "cpsat"):
@@ -344,13 +346,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="public data folder (default ../shared/external)")
     parser.add_argument("--no-peer", dest="peer", action="store_false",
                         help="skip PyJobShop's CP-SAT on the same instances")
+    parser.add_argument("--reproducible", action="store_true",
+                        help="stop our search by its deterministic work budget (default: "
+                             "use the whole time limit, as the peers do)")
     parser.add_argument("--no-cpsat", dest="cpsat", action="store_false",
                         help="skip the plain CP-SAT model on the same instances")
     parser.add_argument("--json", default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     figures = run(external_dir(args.external), args.sets, args.sample,
                   time_limit=args.time_limit, workers=args.workers, seed=args.seed,
-                  peer=args.peer, cpsat=args.cpsat)
+                  peer=args.peer, cpsat=args.cpsat, reproducible=args.reproducible)
     for name, result in figures["sets"].items():
         for who in ("ours", "peer", "cpsat"):
             if result.get(who):
