@@ -17,7 +17,6 @@ import contextlib
 import io
 import json
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
