@@ -38,6 +38,16 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is at least 0, got {value}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "calibrate", help="fit a target's cost parameters to measured timings",
@@ -55,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--holdout", type=_fraction, default=0.0, metavar="F",
                         help="fraction of each op kind's rows held out of the fit and "
                              "used to score it (default 0: errors on the fitted rows)")
-    parser.add_argument("--seed", type=int, default=0, metavar="N",
+    parser.add_argument("--seed", type=_seed, default=0, metavar="N",
                         help="seed of the held-out draw (default 0)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)

@@ -123,6 +123,15 @@ def test_bad_measurement_files_are_one_line_and_exit_2(tmp_path: Path, make, wor
     assert not (tmp_path / "c.json").exists()
 
 
+@pytest.mark.parametrize("option", [["--holdout", "1"], ["--holdout", "nan"],
+                                    ["--seed", "-1"], ["--seed", "x"]])
+def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, option: list[str],
+                                             capsys) -> None:
+    assert main(["calibrate", "hexagon-v75", str(EXAMPLE), "-o", str(tmp_path / "c.json"),
+                 *option]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
 def test_a_trace_needs_its_schedule_and_must_be_of_it(tmp_path: Path, schedule: Schedule,
                                                       schedule_file: Path, capsys) -> None:
     trace = tmp_path / "run.json"
