@@ -278,20 +278,8 @@ def _problem(d: dict[str, Any], r: _Refs, root: str, target: Target | None) -> P
                    after=tuple((a, b) for a, b in d.get("after", [])), meta=d.get("meta"))
 
 
-def _format_tag(document: Any, expected: str, source: str) -> None:
-    """The tag first: a document of another format gets one clear error, not a schema dump."""
-    if not isinstance(document, dict):
-        raise InputError(f"expected an object, got {type(document).__name__}", source=source,
-                         path="$", rule="FORMAT")
-    if document.get("format") != expected:
-        raise InputError(f"expected format {expected!r}, got "
-                         f"{json.dumps(document.get('format'))[:60]}", source=source,
-                         path="$.format", rule="FORMAT")
-
-
 def target_from_dict(document: Any, source: str = "<target>") -> Target:
     """Read an ``npu-target/1`` document."""
-    _format_tag(document, TARGET_FORMAT, source)
     schema.check(document, TARGET_FORMAT, source)
     return _target(document)
 
@@ -299,14 +287,12 @@ def target_from_dict(document: Any, source: str = "<target>") -> Target:
 def problem_from_dict(document: Any, source: str = "<problem>",
                       target: Target | None = None) -> Problem:
     """Read an ``npu-problem/1`` document; with ``target``, lane/budget/memory names are checked."""
-    _format_tag(document, PROBLEM_FORMAT, source)
     schema.check(document, PROBLEM_FORMAT, source)
     return _problem(document, _Refs(source), "$", target)
 
 
 def schedule_from_dict(document: Any, source: str = "<schedule>") -> Schedule:
     """Read an ``npu-schedule/1`` document, with its embedded target and problem."""
-    _format_tag(document, SCHEDULE_FORMAT, source)
     schema.check(document, SCHEDULE_FORMAT, source)
     r = _Refs(source)
     target = _target(document["target"])

@@ -27,17 +27,22 @@ from referencing.jsonschema import DRAFT202012
 from models.errors import InputError
 from models.jsonio import MAX_INT, json_path
 
-__all__ = ["TARGET_FORMAT", "PROBLEM_FORMAT", "SCHEDULE_FORMAT", "PROGRAM_FORMAT", "SCHEMA_FILES",
+__all__ = ["TARGET_FORMAT", "PROBLEM_FORMAT", "SCHEDULE_FORMAT", "PROGRAM_FORMAT", "PLAN_FORMAT",
+           "REQUEST_FORMAT", "SCHEMA_FILES",
            "load_schema", "all_schemas", "validator", "check"]
 
 TARGET_FORMAT = "npu-target/1"
 PROBLEM_FORMAT = "npu-problem/1"
 SCHEDULE_FORMAT = "npu-schedule/1"
 PROGRAM_FORMAT = "npu-program/1"
+#: schedsearch's own files (schedsearch/plans.py), stated the same way.
+PLAN_FORMAT = "npu-plan/1"
+REQUEST_FORMAT = "npu-request/1"
 
 #: Format tag -> schema file name in ``models/schemas/``.
 SCHEMA_FILES = {TARGET_FORMAT: "npu-target-1.json", PROBLEM_FORMAT: "npu-problem-1.json",
-                SCHEDULE_FORMAT: "npu-schedule-1.json", PROGRAM_FORMAT: "npu-program-1.json"}
+                SCHEDULE_FORMAT: "npu-schedule-1.json", PROGRAM_FORMAT: "npu-program-1.json",
+                PLAN_FORMAT: "npu-plan-1.json", REQUEST_FORMAT: "npu-request-1.json"}
 
 
 def load_schema(format_tag: str) -> dict[str, Any]:
@@ -77,7 +82,17 @@ def validator(format_tag: str) -> jsonschema.protocols.Validator:
 
 def check(document: Any, format_tag: str, source: str) -> None:
     """Raise :class:`InputError` (file, JSON path, rule FORMAT) unless ``document``
-    matches the schema of ``format_tag``; the error names the most relevant fault."""
+    matches the schema of ``format_tag``; the error names the most relevant fault.
+
+    The tag is looked at first: a document of another format gets one clear error rather
+    than a list of the keys it lacks."""
+    if not isinstance(document, dict):
+        raise InputError(f"expected an object, got {_kind(document)}", source=source,
+                         path="$", rule="FORMAT")
+    if document.get("format") != format_tag:
+        raise InputError(f"expected format {format_tag!r}, got "
+                         f"{json.dumps(document.get('format'))[:60]}", source=source,
+                         path="$.format", rule="FORMAT")
     # an unknown key says more than the required key its presence made the schema expect
     error = best_match(validator(format_tag).iter_errors(document),
                        key=by_relevance(strong=frozenset({"additionalProperties"})))

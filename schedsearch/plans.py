@@ -44,6 +44,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from models import schema
 from models.errors import InputError
 from models.formats import (
     Memory,
@@ -56,6 +57,7 @@ from models.formats import (
     write_json_atomic,
 )
 from models.jsonio import json_path, load_json_file
+from models.schema import PLAN_FORMAT, REQUEST_FORMAT
 from models.workload import load_problem_input
 from schedsearch.paths import (
     DEFAULT_OPTIONS,
@@ -70,8 +72,6 @@ __all__ = ["PLAN_FORMAT", "REQUEST_FORMAT", "Plan", "Request", "Choice", "target
            "domain_of", "domain_failures", "make_plan", "plan_to_dict", "plan_from_dict",
            "read_plans", "write_plan", "read_request", "select", "FALLBACK_PATHS"]
 
-PLAN_FORMAT = "npu-plan/1"
-REQUEST_FORMAT = "npu-request/1"
 #: The paths a request can fall back to when no plan applies.
 FALLBACK_PATHS = ("separate", "concurrent")
 
@@ -238,104 +238,28 @@ def write_plan(plan: Plan, directory: str | os.PathLike[str]) -> Path:
 
 
 # ----------------------------------------------------------------------------- reading
-class _Check:
-    """Strict shape checks for plan and request files; failures name the JSON path."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def fail(self, path: str, message: str) -> InputError:
-        return InputError(message, source=self.source, path=path, rule="FORMAT")
-
-    def obj(self, value: Any, path: str, required: Sequence[str],
-            optional: Sequence[str] = ()) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(path, "expected an object")
-        for key in required:
-            if key not in value:
-                raise self.fail(path, f"missing required key {key!r}")
-        for key in value:
-            if key not in (*required, *optional):
-                raise self.fail(json_path(path, key), f"unknown key {key!r}")
-        return value
-
-    def mapping(self, value: Any, path: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(path, "expected an object")
-        return value
-
-    def string(self, value: Any, path: str) -> str:
-        if not isinstance(value, str) or not value:
-            raise self.fail(path, "expected a non-empty string")
-        return value
-
-    def integer(self, value: Any, path: str) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise self.fail(path, "expected an integer >= 0")
-        return value
-
-    def counts(self, value: Any, path: str) -> dict[str, int]:
-        return {k: self.integer(v, json_path(path, k))
-                for k, v in self.mapping(value, path).items()}
-
-
 _COST_KEYS = ("path", "makespan", "device_makespan", "overhead", "launches", "events",
               "barriers", "ddr_bytes", "peak_bytes", "legal")
 
 
-def _cost(c: _Check, value: Any, path: str, extra: Sequence[str] = ()) -> dict[str, Any]:
-    d = c.obj(value, path, (*_COST_KEYS, *extra))
-    c.string(d["path"], json_path(path, "path"))
-    for key in _COST_KEYS[1:8]:
-        c.integer(d[key], json_path(path, key))
-    c.counts(d["peak_bytes"], json_path(path, "peak_bytes"))
-    if not isinstance(d["legal"], bool):
-        raise c.fail(json_path(path, "legal"), "expected a boolean")
-    return d
-
-
-def _domain(c: _Check, value: Any) -> dict[str, Any]:
-    d = c.obj(value, "$.domain", ("target", "tasks", "min_free_bytes"))
-    t = c.obj(d["target"], "$.domain.target", ("name", "version"))
-    c.string(t["name"], "$.domain.target.name")
-    c.string(t["version"], "$.domain.target.version")
-    if not isinstance(d["tasks"], dict) or not d["tasks"]:
-        raise c.fail("$.domain.tasks", "expected a non-empty object of tasks")
-    for name, task in d["tasks"].items():
-        path = json_path("$.domain.tasks", name)
-        c.obj(task, path, ("kind", "shapes", "equal"), ("dtype",))
-        c.string(task["kind"], json_path(path, "kind"))
-        if "dtype" in task:
-            c.string(task["dtype"], json_path(path, "dtype"))
-        shapes = c.mapping(task["shapes"], json_path(path, "shapes"))
-        for key, bounds in shapes.items():
-            where = json_path(json_path(path, "shapes"), key)
-            if not isinstance(bounds, list) or len(bounds) != 2:
-                raise c.fail(where, "a shape range is [min, max]")
-            lo, hi = (c.integer(b, json_path(where, i)) for i, b in enumerate(bounds))
-            if lo > hi:
-                raise c.fail(where, f"a shape range is [min, max] with min <= max, got "
-                                    f"[{lo}, {hi}]")
-        for key, item in c.mapping(task["equal"], json_path(path, "equal")).items():
-            c.string(item, json_path(json_path(path, "equal"), key))
-    c.counts(d["min_free_bytes"], "$.domain.min_free_bytes")
-    return d
+def _fail(source: str, path: str, message: str) -> InputError:
+    return InputError(message, source=source, path=path, rule="FORMAT")
 
 
 def plan_from_dict(document: Any, source: str = "<plan>") -> Plan:
-    """Read an ``npu-plan/1`` document (module docstring); InputError names the JSON path."""
-    c = _Check(source)
-    d = c.obj(document, "$", ("format", "domain", "schedule", "cost", "fallback"))
-    if d["format"] != PLAN_FORMAT:
-        raise c.fail("$.format", f"expected format {PLAN_FORMAT!r}, got {d['format']!r}")
-    domain = _domain(c, d["domain"])
-    schedule = _embedded(lambda: schedule_from_dict(d["schedule"], source), "$.schedule")
-    fallback = _cost(c, d["fallback"], "$.fallback", ("preferred", "reason", "schedule"))
-    if not isinstance(fallback["preferred"], bool):
-        raise c.fail("$.fallback.preferred", "expected a boolean")
-    c.string(fallback["reason"], "$.fallback.reason")
+    """Read an ``npu-plan/1`` document (module docstring; its shape is the schema
+    ``models/schemas/npu-plan-1.json``); InputError names the JSON path."""
+    schema.check(document, PLAN_FORMAT, source)
+    for name, task in document["domain"]["tasks"].items():
+        for key, (lo, hi) in task["shapes"].items():
+            if lo > hi:
+                where = json_path(json_path(json_path("$.domain.tasks", name), "shapes"), key)
+                raise _fail(source, where, f"a shape range is [min, max] with min <= max, "
+                                           f"got [{lo}, {hi}]")
+    schedule = _embedded(lambda: schedule_from_dict(document["schedule"], source), "$.schedule")
+    fallback = document["fallback"]
     _embedded(lambda: schedule_from_dict(fallback["schedule"], source), "$.fallback.schedule")
-    return Plan(domain=domain, schedule=schedule, cost=_cost(c, d["cost"], "$.cost"),
+    return Plan(domain=document["domain"], schedule=schedule, cost=document["cost"],
                 fallback=fallback, source=source)
 
 
@@ -359,21 +283,18 @@ def read_plans(directory: str | os.PathLike[str]) -> list[Plan]:
 def read_request(path: str | os.PathLike[str]) -> Request:
     """Read an ``npu-request/1`` file and tile its workload (module docstring)."""
     source = str(path)
-    c = _Check(source)
-    d = c.obj(load_json_file(path), "$", ("format", "workload"), ("target", "free_bytes"))
-    if d["format"] != REQUEST_FORMAT:
-        raise c.fail("$.format", f"expected format {REQUEST_FORMAT!r}, got {d['format']!r}")
-    workload = c.string(d["workload"], "$.workload")
+    d = load_json_file(path)
+    schema.check(d, REQUEST_FORMAT, source)
+    workload = d["workload"]
     beside = Path(source).parent / workload
     if beside.is_file():
         workload = str(beside)
-    target_name = c.string(d["target"], "$.target") if "target" in d else None
-    problem, target = load_problem_input(workload, target_name)
+    problem, target = load_problem_input(workload, d.get("target"))
     free = {m: mem.capacity_bytes for m, mem in target.memories.items()}
-    for memory, amount in c.counts(d.get("free_bytes", {}), "$.free_bytes").items():
+    for memory, amount in d.get("free_bytes", {}).items():
         if memory not in target.memories:
-            raise c.fail(json_path("$.free_bytes", memory),
-                         f"target {target.name} has no memory {memory!r}")
+            raise _fail(source, json_path("$.free_bytes", memory),
+                        f"target {target.name} has no memory {memory!r}")
         free[memory] = min(amount, target.memories[memory].capacity_bytes)
     return Request(problem, target, free, source)
 
