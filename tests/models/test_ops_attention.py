@@ -49,8 +49,8 @@ def test_decode_reads_the_cache_from_ddr_then_the_new_token() -> None:
 
 
 @given(heads=st.sampled_from([1, 2, 4, 6]), group=st.sampled_from([1, 2]),
-       q_len=st.integers(1, 80), past=st.integers(0, 150), bq=st.integers(16, 64),
-       bkv=st.integers(16, 96))
+       q_len=st.integers(1, 70), past=st.integers(0, 100), bq=st.integers(16, 64),
+       bkv=st.integers(32, 96))
 def test_any_shape_is_well_tiled(heads: int, group: int, q_len: int, past: int, bq: int,
                                  bkv: int) -> None:
     kv = max(1, heads // group)

@@ -33,7 +33,7 @@ def test_second_operand_shape_and_where_it_is_loaded(form: str) -> None:
         assert problem.ops["a.ldZ.b2"].reads[0].box == ((40, 50), (0, 1))
 
 
-@given(rows=st.integers(1, 120), cols=st.integers(1, 120), block=st.integers(1, 50),
+@given(rows=st.integers(1, 100), cols=st.integers(1, 120), block=st.integers(4, 50),
        form=st.sampled_from(binary.BROADCASTS), fn=st.sampled_from(binary.FUNCTIONS))
 def test_any_shape_is_well_tiled(rows: int, cols: int, block: int, form: str, fn: str) -> None:
     problem = one_task("binary", rows=rows, cols=cols, block_rows=block, broadcast=form, fn=fn)
