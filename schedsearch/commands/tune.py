@@ -31,7 +31,13 @@ from models.formats import Schedule, schedule_to_dict
 from models.targets import load_target
 from models.workload import load_workload
 from schedsearch import interrupt
-from schedsearch.commands.options import add_search_options, add_target_option, worker_count
+from schedsearch.commands.options import (
+    add_dim_option,
+    add_search_options,
+    add_target_option,
+    dims_of,
+    worker_count,
+)
 from schedsearch.output import output_dir, output_file, write_json, write_with
 from schedsearch.tuning.batch import (
     Job,
@@ -62,6 +68,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--many", metavar="DIR",
                         help="tune every workload file in DIR instead of one")
     add_target_option(parser, default_from="the workload's")
+    add_dim_option(parser)
     add_search_options(parser, time_limit=10.0, time_help="budget per workload in seconds")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.add_argument("-o", "--output", metavar="OUT.toml|OUT.json", type=output_file,
@@ -97,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     _options(args)
     if args.many is not None:
         return _run_many(args)
-    workload = load_workload(args.workload)
+    workload = load_workload(args.workload, dims_of(args))
     target = load_target(args.target or workload.target)
     with interrupt.cooperating():
         result = tune(workload, target, time_limit=args.time_limit, seed=args.seed,
