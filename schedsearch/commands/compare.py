@@ -14,8 +14,10 @@ import argparse
 import json
 from typing import Any
 
+from models.formats import Problem, Schedule, Target
 from models.workload import load_problem_input
 from schedsearch import interrupt
+from schedsearch.api import solve
 from schedsearch.commands.options import (
     add_dim_option,
     add_search_options,
@@ -24,8 +26,9 @@ from schedsearch.commands.options import (
     dims_of,
 )
 from schedsearch.output import image_file, output_dir
-from schedsearch.paths import Comparison, SolveOptions, compare
+from schedsearch.paths import Comparison, SolveOptions, Solver, compare
 from schedsearch.plans import make_plan, write_plan
+from schedsearch.progress import Display, display
 
 
 def register(subparsers: Any) -> None:
@@ -54,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
     problem, target = load_problem_input(args.workload, args.target, args.max_ops,
                                          dims_of(args))
     options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers)
-    with interrupt.cooperating():
-        comparison = compare(problem, target, options=options)
+    with interrupt.cooperating(), display("compare") as shown:
+        comparison = compare(problem, target, solver=_showing(shown), options=options)
     if interrupt.requested():  # the paths searched after the request are not comparable
         raise interrupt.Interrupted
     figures = comparison.as_dict()
@@ -80,6 +83,20 @@ def run(args: argparse.Namespace) -> int:
                     if plan.fallback["preferred"] else f"runs {plan.cost['path']}")
             print(f"wrote {written}: {runs}")
     return 0
+
+
+def _showing(shown: Display) -> Solver:
+    """:func:`schedsearch.api.solve`, reporting each solve's progress to ``shown``."""
+    count = 0
+
+    def solver(problem: Problem, target: Target, **options: Any) -> Schedule:
+        nonlocal count
+        count += 1
+        shown.stage(f"solve {count}", f"{problem.name}, {len(problem.ops)} ops, "
+                                      f"{options.get('granularity', 'tile')}", fresh=True)
+        return solve(problem, target, progress=shown.progress, **options)
+
+    return solver
 
 
 def format_table(comparison: Comparison, figures: dict[str, Any]) -> str:

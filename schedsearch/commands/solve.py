@@ -1,8 +1,9 @@
 """``schedsearch solve``: search a legal schedule with the shortest makespan it can find.
 
-A thin layer over :func:`schedsearch.api.solve_report`: it parses options, prints a
-progress line per improvement and a summary to stderr, writes the output file whole or
-not at all, and with ``--verify`` checks the result with the independent checker.
+A thin layer over :func:`schedsearch.api.solve_report`: it parses options, shows the
+search's progress (:mod:`schedsearch.progress`) and a summary on stderr, writes the
+output file whole or not at all, and with ``--verify`` checks the result with the
+independent checker.
 
 Exit status: 0 a schedule was written; 1 no schedule (the problem is proved infeasible,
 or none was found within the limit, or a heuristic gave up: the message says which) or
@@ -22,7 +23,7 @@ from models.errors import InputError
 from models.formats import schedule_to_dict
 from models.workload import load_problem_input
 from schedsearch import interrupt
-from schedsearch.api import SECONDARIES, Progress, SolveReport, solve_report
+from schedsearch.api import SECONDARIES, SolveReport, solve_report
 from schedsearch.commands.options import (
     add_dim_option,
     add_search_options,
@@ -32,6 +33,7 @@ from schedsearch.commands.options import (
 )
 from schedsearch.hazards import GRANULARITIES
 from schedsearch.output import output_file, write_json
+from schedsearch.progress import display
 from schedsearch.result import EXIT_CODES, NoSchedule, SolveStatus, refusal
 
 
@@ -59,11 +61,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _print_progress(progress: Progress) -> None:
-    print(f"[{progress.elapsed:7.2f}s] {progress.stage:<12} makespan {progress.makespan} "
-          f"bound {progress.bound}", file=sys.stderr, flush=True)
-
-
 def _summary(report: SolveReport) -> str:
     stats = report.stats
     cut = ("" if stats.reproducible or report.status is SolveStatus.INTERRUPTED
@@ -86,11 +83,12 @@ def run(args: argparse.Namespace) -> int:
                                                  dims_of(args))
         except InputError as error:  # a problem that cannot fit is not unusable input
             raise refusal(error) from None
-        with interrupt.cooperating():
+        with interrupt.cooperating(), display("solve", begin=started) as shown:
+            shown.stage("preparing", f"{len(problem.ops)} ops")
             report = solve_report(problem, target, time_limit=args.time_limit,
                                   seed=args.seed, workers=args.workers,
                                   granularity=args.granularity, secondary=args.secondary,
-                                  progress=_print_progress, source=args.input,
+                                  progress=shown.progress, source=args.input,
                                   started=started)
     except NoSchedule as refused:
         print(f"schedsearch: no schedule ({refused.status.value}): {refused}",

@@ -39,6 +39,7 @@ from schedsearch.commands.options import (
     worker_count,
 )
 from schedsearch.output import output_dir, output_file, write_json, write_with
+from schedsearch.progress import display
 from schedsearch.tuning.batch import (
     Job,
     Outcome,
@@ -106,9 +107,11 @@ def run(args: argparse.Namespace) -> int:
         return _run_many(args)
     workload = load_workload(args.workload, dims_of(args))
     target = load_target(args.target or workload.target)
-    with interrupt.cooperating():
+    with interrupt.cooperating(), display("tune") as shown:
         result = tune(workload, target, time_limit=args.time_limit, seed=args.seed,
-                      workers=args.workers)
+                      workers=args.workers,
+                      on_stage=lambda stage, note: shown.stage(stage, note, fresh=True),
+                      progress=shown.progress)
     if interrupt.requested():  # configurations screened after the request were cut short
         raise interrupt.Interrupted
     if args.output and Path(args.output).suffix == ".toml":

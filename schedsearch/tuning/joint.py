@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +43,7 @@ from models.errors import InputError
 from models.formats import Problem, Schedule, Target
 from models.workload import Workload, tile
 from schedsearch import interrupt
-from schedsearch.api import solve
+from schedsearch.api import Progress, solve
 from schedsearch.constructive import construct
 from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
@@ -139,8 +140,13 @@ class TuneResult:
 
 
 def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: int = 0,
-         workers: int = 2, finalists: int = FINALISTS) -> TuneResult:
+         workers: int = 2, finalists: int = FINALISTS,
+         on_stage: Callable[[str, str], None] | None = None,
+         progress: Callable[[Progress], None] | None = None) -> TuneResult:
     """The best configuration of ``workload`` on ``target`` found within ``time_limit``.
+
+    ``on_stage(stage, note)`` hears when screening and each finalist's search begin,
+    ``progress`` the finalists' searches (as :func:`schedsearch.api.solve`'s).
 
     Raises :class:`InputError` if neither the workload as given nor its leanest
     configuration can be tiled and scheduled on the target (the error is the one the
@@ -152,13 +158,15 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
     model = cost_model(target)
     spaces = tuple(task_space(task, model) for task in workload.tasks)
     default = default_configuration(spaces)
+    if on_stage is not None:
+        on_stage("screening", f"{len(workload.tasks)} tasks")
     joint, individual, spent = _screen(workload, target, spaces, SCREEN_SHARE * time_limit)
     ranked = joint.ranked()
     start = joint.seen.get(default)
     finals = ([start] if start is not None else []) + [
         e for e in ranked if e.configuration != default][:finalists + (start is None)]
     results = _search(workload, target, finals, max(time_limit - spent, 0.0) / len(finals),
-                      time_limit, begin, seed, workers)
+                      time_limit, begin, seed, workers, on_stage, progress)
     winner = min(range(len(finals)), key=lambda i: (results[i][0].makespan, i))
     searched = {e.configuration: s.makespan
                 for e, (s, full) in zip(finals, results, strict=True) if full}
@@ -231,8 +239,9 @@ def _alone(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...], in
 
 
 def _search(workload: Workload, target: Target, chosen: list[Estimate], share: float,
-            time_limit: float, begin: float, seed: int, workers: int
-            ) -> list[tuple[Schedule, bool]]:
+            time_limit: float, begin: float, seed: int, workers: int,
+            on_stage: Callable[[str, str], None] | None,
+            progress: Callable[[Progress], None] | None) -> list[tuple[Schedule, bool]]:
     """Per finalist, its schedule and whether the full search produced it (see the module
     docstring for the guard; the default, first, is always searched)."""
     results: list[tuple[Schedule, bool]] = []
@@ -244,8 +253,10 @@ def _search(workload: Workload, target: Target, chosen: list[Estimate], share: f
             results.append((_constructive_schedule(problem, target), False))
             continue
         started = time.perf_counter()
+        if on_stage is not None:
+            on_stage(f"finalist {i + 1}/{len(chosen)}", f"{len(problem.ops)} ops")
         schedule = solve(problem, target, time_limit=max(share, 1e-3), seed=seed,
-                         workers=workers)
+                         workers=workers, progress=progress)
         rate = max(rate, (time.perf_counter() - started) / max(share, 1e-3))
         results.append((schedule, True))
     return results
