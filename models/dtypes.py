@@ -1,4 +1,10 @@
-"""Element types a workload may name, and their sizes in bytes."""
+"""Element types a workload may name, and their sizes in bytes.
+
+``i8`` is int8 (ONNX ``INT8``), ``u8`` uint8, and so on. Which types an engine computes
+in, and at what rate, is the target's to say (``costs.matrix.dtypes``,
+``costs.vector.dtypes``, see :mod:`models.cost`): on the bundled targets int8 runs on the
+matrix engine with int32 accumulators and f32 on the vector engine only.
+"""
 
 from __future__ import annotations
 
