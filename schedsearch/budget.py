@@ -33,12 +33,14 @@ UNMETERED_WORK = 1e9
 @dataclass(slots=True)
 class Budget:
     """``work`` calibrated seconds granted, ``spent`` of them used; ``deadline`` a
-    :func:`time.perf_counter` value; ``cut`` once the deadline stopped something."""
+    :func:`time.perf_counter` value; ``cut`` once the deadline stopped something;
+    ``reproducible`` false when only the deadline is meant to stop the search."""
 
     work: float
     deadline: float
     spent: float = 0.0
     cut: bool = False
+    reproducible: bool = True
 
     @staticmethod
     def start(seconds: float, *, wall: float | None = None, begin: float | None = None,
@@ -48,7 +50,8 @@ class Budget:
         :data:`UNMETERED_WORK`, so the wall clock alone ends the search."""
         now = time.perf_counter() if begin is None else begin
         return Budget(work=seconds if reproducible else UNMETERED_WORK,
-                      deadline=now + (seconds if wall is None else wall))
+                      deadline=now + (seconds if wall is None else wall),
+                      reproducible=reproducible)
 
     @property
     def left(self) -> float:
@@ -77,7 +80,17 @@ class Budget:
         now = time.perf_counter()
         wall_fraction = fraction if wall is None else wall
         return Budget(work=max(0.0, self.left) * fraction,
-                      deadline=min(self.deadline, now + wall_fraction * self.wall_left()))
+                      deadline=min(self.deadline, now + wall_fraction * self.wall_left()),
+                      reproducible=self.reproducible)
+
+    def within(self, seconds: float) -> Budget:
+        """A sub-budget for one step that may take at most ``seconds`` of wall time when
+        the budget is not reproducible (a wall cap would make the steps' results depend
+        on the machine), else the whole budget's share. Give it back with :meth:`absorb`."""
+        left = self.wall_left()
+        if self.reproducible or left <= seconds:
+            return self.share(1.0)
+        return self.share(1.0, wall=seconds / left)
 
     def absorb(self, child: Budget) -> None:
         """Charge what a sub-budget spent, and inherit its cut."""

@@ -46,6 +46,9 @@ FIRST_WINDOW = 30
 MAX_WINDOW = 120
 #: Work (calibrated seconds) one window's CP-SAT run may use.
 WINDOW_LIMIT = 1.0
+#: Wall seconds one round of windows may take when the budget is not reproducible (its
+#: work is then unmetered, and a round on a loaded machine could take the whole limit).
+WINDOW_WALL = 1.0
 #: Work charged per node of a window model, for building and reading it, and per node of
 #: the whole problem, for the scans every window makes (ranking, edges, read-back).
 CHARGE_PER_NODE = 1e-3
@@ -138,7 +141,9 @@ def improve(inst: Instance, dag: Dag, solution: Solution, budget: Budget, *, see
             moving = sum(1 for s in hood.status if s in (Status.FREE, Status.SHIFTED))
             budget.charge(CHARGE_PER_NODE * moving + CHARGE_PER_SCAN * dag.n_nodes)
         seeds = [seed * PORTFOLIO_STRIDE + windows + k for k in range(workers)]
-        outcomes = solve_each(builts, budget, work=WINDOW_LIMIT, seeds=seeds)
+        step = budget.within(WINDOW_WALL)
+        outcomes = solve_each(builts, step, work=WINDOW_LIMIT, seeds=seeds)
+        budget.absorb(step)
         windows += workers
         candidates = sorted((_score(inst, o.solution), k, o.solution) for k, o in
                             enumerate(outcomes) if o.solution is not None)

@@ -102,3 +102,11 @@ def test_a_budget_that_uses_its_time_is_stopped_only_by_the_clock() -> None:
     budget.charge(100.0)  # far more work than the seconds given
     assert not budget.exhausted() and not budget.cut
     assert Budget.start(1.0).left == 1.0
+
+
+def test_a_step_is_capped_in_wall_time_only_when_the_budget_uses_its_time() -> None:
+    timed = Budget.start(1.0, wall=60.0, reproducible=False)
+    step = timed.within(2.0)
+    assert step.wall_left() <= 2.0 and not step.reproducible
+    metered = Budget.start(1.0, wall=60.0)
+    assert metered.within(2.0).wall_left() > 2.0  # a wall cap would break repetition
