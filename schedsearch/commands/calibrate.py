@@ -25,7 +25,7 @@ from schedsearch.calibrate.measurements import (
     read_trace,
 )
 from schedsearch.calibrate.report import report_text
-from schedsearch.output import output_file, write_json
+from schedsearch.output import STDOUT, output_file, write_json
 
 
 def _fraction(text: str) -> float:
@@ -72,6 +72,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output == STDOUT:
+        raise InputError("the calibrated target is written to a file (the report goes to "
+                         "standard output); give a path", source="-o", rule="OPTION")
     target = load_target(args.target)
     schedule = read_schedule(args.schedule) if args.schedule else None
     measurements: list[Measurement] = []

@@ -124,11 +124,12 @@ def test_bad_measurement_files_are_one_line_and_exit_2(tmp_path: Path, make, wor
 
 
 @pytest.mark.parametrize("option", [["--holdout", "1"], ["--holdout", "nan"],
-                                    ["--seed", "-1"], ["--seed", "x"]])
+                                    ["--seed", "-1"], ["--seed", "x"], ["-o", "-"]])
 def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, option: list[str],
                                              capsys) -> None:
     assert main(["calibrate", "hexagon-v75", str(EXAMPLE), "-o", str(tmp_path / "c.json"),
                  *option]) == 2
+    assert not (tmp_path / "c.json").exists()
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
