@@ -158,7 +158,7 @@ def _order_violations(needs: Iterator[Need], graph: Graph, index: dict[str, int]
         a, b = need.before, need.after
         out.append(Violation(need.code, f"op {b!r} may start before op {a!r} ends: no "
                              f"path of queue successions and waits leads from {a!r} to "
-                             f"{b!r}, but {need.why}", (a, b), need.buffers, need.tensors,
+                             f"{b!r}, but {need.reason()}", (a, b), need.buffers, need.tensors,
                              time=m.placements[b].start))
     return out
 

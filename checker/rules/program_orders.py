@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -24,25 +24,30 @@ from checker.rules.program_graph import Graph
 __all__ = ["Need", "judge", "after_needs", "buffer_needs", "reuse_needs", "ddr_needs"]
 
 
-@dataclass(frozen=True, slots=True)
-class Need:
+class Need(NamedTuple):
     """``before -> after`` (or ``alternative``) is required by rule ``code``; ``why``
-    says what makes it necessary."""
+    (a format string and its arguments, formatted only for a failure) says why. A plain
+    tuple: a large program has hundreds of thousands of needs."""
 
     code: str
     before: str
     after: str
-    why: str
+    why: tuple[Any, ...]
     buffers: tuple[str, ...] = ()
     tensors: tuple[str, ...] = ()
     alternative: tuple[str, str] | None = None
+
+    def reason(self) -> str:
+        return self.why[0].format(*self.why[1:])
 
 
 def judge(needs: Iterable[Need], graph: Graph, index: dict[str, int]) -> list[Need]:
     """The needs the graph does not meet (each pair and code once, first reason kept)."""
     unique: dict[tuple[str, str, str, tuple[str, str] | None], Need] = {}
     for need in needs:
-        unique.setdefault((need.code, need.before, need.after, need.alternative), need)
+        key = (need.code, need.before, need.after, need.alternative)
+        if key not in unique:
+            unique[key] = need
     listed = list(unique.values())
     if not listed:
         return []
@@ -54,18 +59,17 @@ def judge(needs: Iterable[Need], graph: Graph, index: dict[str, int]) -> list[Ne
         x = np.array([index[listed[i].alternative[0]] for i in alt], dtype=np.int64)
         y = np.array([index[listed[i].alternative[1]] for i in alt], dtype=np.int64)
         met[np.asarray(alt)] = graph.before(x, y)
-    return [n for n, ok in zip(listed, met.tolist(), strict=True) if not ok]
+    return [listed[i] for i in np.flatnonzero(~met).tolist()]
 
 
 def after_needs(m: Model) -> Iterator[Need]:
     """ORDER_AFTER: every ``after`` edge ``a, b`` needs ``a -> b``."""
     for a, b in m.after:
         if a in m.placements and b in m.placements and a in m.ops and b in m.ops and a != b:
-            yield Need("ORDER_AFTER", a, b, "the problem's after edge asks for it")
+            yield Need("ORDER_AFTER", a, b, ("the problem's after edge asks for it",))
 
 
-@dataclass(frozen=True, slots=True)
-class _Access:
+class _Access(NamedTuple):
     op: str
     lo: int
     hi: int
@@ -109,7 +113,7 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
                 if a.lo < a.hi:
                     by_buffer[a.buffer].append(_Access(name, a.lo, a.hi, p.start, p.end,
                                                        write))
-    rank = graph.rank
+    rank = graph.rank.tolist()
     pieces = []
     chain_pairs: list[tuple[str, str]] = []
     for buffer, accesses in by_buffer.items():
@@ -124,15 +128,23 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
     ordered = graph.before(np.fromiter((index[x] for x, _ in chain_pairs), np.int64,
                                        len(chain_pairs)),
                            np.fromiter((index[y] for _, y in chain_pairs), np.int64,
-                                       len(chain_pairs)))
+                                       len(chain_pairs))).tolist()
     for buffer, lo, hi, live, chain, first in pieces:
-        span = f"{buffer!r} bytes [{lo}, {hi})"
+        span = (buffer, lo, hi)
+        if len(chain) == 1:  # the common piece: one writer, so only what it writes is seen
+            (w,) = chain
+            for r in live:
+                if not r.write and r.op != w.op and w.end <= r.start:
+                    yield Need("ORDER_RAW", w.op, r.op, ("{!r} reads from {!r} bytes [{}, {}) "
+                               "the value {!r} writes", r.op, *span, w.op), (buffer,))
+            continue
         links = ordered[first:first + max(len(chain) - 1, 0)]
-        for (x, y), ok in zip(zip(chain, chain[1:], strict=False), links.tolist(),
-                              strict=True):
-            if not ok:
-                yield Need("ORDER_WAW", x.op, y.op, f"both write {span}", (buffer,))
-        is_chain = bool(links.all())
+        is_chain = all(links)
+        if not is_chain:
+            for (x, y), ok in zip(zip(chain, chain[1:], strict=False), links, strict=True):
+                if not ok:
+                    yield Need("ORDER_WAW", x.op, y.op,
+                               ("both write {!r} bytes [{}, {})", *span), (buffer,))
         position = {a.op: k for k, a in enumerate(chain)}
         by_end = sorted(chain, key=lambda a: a.end)
         ends = [a.end for a in by_end]
@@ -145,15 +157,15 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
             if i < 0:
                 continue
             seen = by_end[i].op
-            yield Need("ORDER_RAW", seen, r.op, f"{r.op!r} reads from {span} the value "
-                       f"{seen!r} writes", (buffer,))
+            yield Need("ORDER_RAW", seen, r.op, ("{!r} reads from {!r} bytes [{}, {}) the value "
+                       "{!r} writes", r.op, *span, seen), (buffer,))
             if is_chain:
                 later = [a.op for a in chain[position[seen] + 1:] if a.op != r.op][:1]
             else:
                 later = [a.op for a in chain if a.op not in (seen, r.op)]
             for other in later:
-                yield Need("ORDER_RAW", r.op, other, f"{other!r} overwrites {span}, which "
-                           f"{r.op!r} reads from {seen!r}", (buffer,),
+                yield Need("ORDER_RAW", r.op, other, ("{!r} overwrites {!r} bytes [{}, {}), "
+                           "which {!r} reads from {!r}", other, *span, r.op, seen), (buffer,),
                            alternative=(other, seen))
 
 
@@ -191,8 +203,8 @@ def reuse_needs(m: Model) -> Iterator[Need]:
             for x, y in zip(keys, keys[1:], strict=False):
                 pairs.setdefault((x[2], y[2]), (memory, lo, hi))
     for (first, second), (memory, lo, hi) in pairs.items():
-        why = (f"{second!r} reuses {memory} bytes [{lo}, {hi}) of {first!r}, which is "
-               "freed first")
+        why = ("{!r} reuses {} bytes [{}, {}) of {!r}, which is freed first", second, memory,
+               lo, hi, first)
         for a in sorted(accessors[first]):
             for b in sorted(accessors[second]):
                 if a != b:
@@ -228,6 +240,5 @@ def ddr_needs(m: Model) -> Iterator[Need]:
                 live_reads.append(item)
             for w, r in matches:
                 if w[3] != r[3] and intersects(w[4], r[4]):
-                    yield Need("ORDER_DDR", w[3], r[3], f"{r[3]!r} reads {tensor}"
-                               f"{show(r[4])}, which {w[3]!r} writes part of",
-                               tensors=(tensor,))
+                    yield Need("ORDER_DDR", w[3], r[3], ("{!r} reads {}{}, which {!r} writes "
+                               "part of", r[3], tensor, show(r[4]), w[3]), tensors=(tensor,))
