@@ -19,30 +19,59 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from models.formats import Schedule
 from schedsearch import output
-from schedsearch.trace import budget_draw, lane_tracks, live_bytes, op_task, op_tracks
+from schedsearch.trace import (
+    Violation,
+    budget_draw,
+    lane_tracks,
+    live_bytes,
+    op_task,
+    op_tracks,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["plot_schedule", "plot_paths"]
+__all__ = ["plot_schedule", "plot_paths", "Panel"]
 
 _UNKNOWN_TASK = "#9e9e9e"
 _DPI = 150
 _WIDTH_IN = 12.0
 _ROW_IN = 0.32
-#: Above this many ops, bars are too thin for names and labelling only costs time.
+#: Above this many ops, bars are too thin for names and labelling only costs time, and
+#: white edges between bars would cover more than the bars themselves (a faint picture).
 _MAX_LABELLED_OPS = 400
+_VIOLATION = "#d62728"
 
 
-def plot_schedule(schedule: Schedule, path: str | os.PathLike[str]) -> None:
+@dataclass(frozen=True, slots=True)
+class Panel:
+    """One schedule of :func:`plot_paths` and what its title says: the makespan the table
+    shows (``makespan``, overheads included; the schedule's own when None), the overhead
+    in it, the launches and barriers it pays (drawn as markers and lines), and the
+    checker's violation codes (an illegal panel is marked)."""
+
+    name: str
+    schedule: Schedule
+    makespan: int | None = None
+    overhead: int = 0
+    launches: int = 0
+    barriers: int = 0
+    violations: tuple[str, ...] = ()
+
+
+def plot_schedule(schedule: Schedule, path: str | os.PathLike[str],
+                  violations: Sequence[Violation] = ()) -> None:
     """Draw ``schedule`` to the image file ``path`` (format from its suffix, default png).
 
-    An unwritable path or an image format matplotlib cannot write is an InputError.
+    ``violations`` (a checker report's) are drawn in red: a line at each one's time, an
+    outline around the ops it names. An unwritable path or an image format matplotlib
+    cannot write is an InputError.
     """
     from matplotlib.figure import Figure
 
@@ -56,6 +85,7 @@ def plot_schedule(schedule: Schedule, path: str | os.PathLike[str]) -> None:
     colours = _task_colours([schedule])
     span = _time_range([schedule])
     _draw_lanes(axes[0], schedule, colours, span)
+    _draw_violations(axes, schedule, violations)
     _task_legend(axes[0], colours)
     occupancy = live_bytes(schedule)
     for ax, memory in zip(axes[1:1 + len(memories)], memories, strict=True):
@@ -71,29 +101,33 @@ def plot_schedule(schedule: Schedule, path: str | os.PathLike[str]) -> None:
     _save(figure, path)
 
 
-def plot_paths(named_schedules: Sequence[tuple[str, Schedule]],
+def plot_paths(named_schedules: Sequence[tuple[str, Schedule] | Panel],
                path: str | os.PathLike[str]) -> None:
     """Draw several schedules' lanes, one panel each, on one shared time axis.
 
     Tasks keep one colour across panels, so the same work can be followed from path to
-    path; each panel's title gives its makespan and a dashed line marks it.
+    path; each panel's title gives its makespan (a :class:`Panel`'s, overheads included)
+    and a dashed line marks the device's; launches are triangles above the lanes at each
+    launched task's start, barriers dotted lines between tasks; an illegal panel has a red
+    title and frame.
     """
     if not named_schedules:
         raise ValueError("plot_paths needs at least one schedule")
     from matplotlib.figure import Figure
 
-    schedules = [schedule for _, schedule in named_schedules]
+    panels = [p if isinstance(p, Panel) else Panel(*p) for p in named_schedules]
+    schedules = [panel.schedule for panel in panels]
     heights = [_ROW_IN * len(lane_tracks(s)) + 0.7 for s in schedules]
     figure = Figure(figsize=(_WIDTH_IN, sum(heights) + 0.6), layout="constrained")
     axes = figure.subplots(len(heights), 1, sharex=True, squeeze=False,
                            gridspec_kw={"height_ratios": heights})[:, 0]
     colours = _task_colours(schedules)
     span = _time_range(schedules)
-    for ax, (name, schedule) in zip(axes, named_schedules, strict=True):
-        _draw_lanes(ax, schedule, colours, span)
-        ax.axvline(schedule.makespan, color="black", linestyle="--", linewidth=0.8)
-        ax.set_title(f"{name}: makespan {schedule.makespan} {schedule.target.time_unit}",
-                     loc="left", fontsize="medium")
+    for ax, panel in zip(axes, panels, strict=True):
+        _draw_lanes(ax, panel.schedule, colours, span)
+        ax.axvline(panel.schedule.makespan, color="black", linestyle="--", linewidth=0.8)
+        _draw_entries(ax, panel)
+        _title(ax, panel)
     _task_legend(axes[0], colours)
     axes[-1].set_xlim(*span)
     axes[-1].set_xlabel(f"time ({schedules[0].target.time_unit})")
@@ -101,6 +135,70 @@ def plot_paths(named_schedules: Sequence[tuple[str, Schedule]],
 
 
 # ----------------------------------------------------------------------------- drawing
+def _title(ax: Axes, panel: Panel) -> None:
+    unit = panel.schedule.target.time_unit
+    device = panel.schedule.makespan
+    total = device if panel.makespan is None else panel.makespan
+    text = f"{panel.name}: makespan {total} {unit}"
+    if panel.makespan is not None:
+        text += (f" (device {device} + overhead {panel.overhead}; {panel.launches} "
+                 f"launch{'es' if panel.launches != 1 else ''}, {panel.barriers} "
+                 f"barrier{'s' if panel.barriers != 1 else ''})")
+    colour = "black"
+    if panel.violations:
+        text += f"  ILLEGAL: {', '.join(sorted(set(panel.violations)))}"
+        colour = _VIOLATION
+        for spine in ax.spines.values():
+            spine.set_edgecolor(_VIOLATION)
+            spine.set_linewidth(2)
+    ax.set_title(text, loc="left", fontsize="medium", color=colour)
+
+
+def _task_starts(schedule: Schedule) -> list[tuple[int, str]]:
+    """Each task's first start, in time order."""
+    starts: dict[str, int] = {}
+    for name, placement in schedule.ops.items():
+        task = op_task(schedule, name)
+        if task is not None:
+            starts[task] = min(starts.get(task, placement.start), placement.start)
+    return sorted((time, task) for task, time in starts.items())
+
+
+def _draw_entries(ax: Axes, panel: Panel) -> None:
+    """Launches (a triangle at the start of each launched task: every task when there
+    are as many launches as tasks, else the first) and barriers (a dotted line where
+    each task after the first begins)."""
+    starts = _task_starts(panel.schedule)
+    launched = starts if panel.launches >= len(starts) else starts[:panel.launches]
+    for time, _ in launched:
+        ax.plot([time], [-0.5], marker="v", color="black", markersize=6, clip_on=False)
+    if panel.barriers:
+        for time, _ in starts[1:panel.barriers + 1]:
+            ax.axvline(time, color="black", linestyle=":", linewidth=1.0)
+
+
+def _draw_violations(axes: Sequence[Axes], schedule: Schedule,
+                     violations: Sequence[Violation]) -> None:
+    """A red line at each violation's time on every panel; a red outline around each bar
+    of an op a violation names."""
+    named = {op for violation in violations for op in violation.ops}
+    tracks = {track: row for row, track in enumerate(lane_tracks(schedule))}
+    for name in sorted(named & set(schedule.ops)):
+        placement = schedule.ops[name]
+        for track in op_tracks(schedule, name):
+            axes[0].broken_barh([(placement.start, max(1, placement.end - placement.start))],
+                                (tracks[track] - 0.45, 0.9), facecolors="none",
+                                edgecolors=_VIOLATION, linewidths=1.5)
+    for violation in violations:
+        if violation.time is not None:
+            for ax in axes:
+                ax.axvline(violation.time, color=_VIOLATION, linewidth=1.0, alpha=0.8)
+    if violations:
+        axes[0].set_title(f"{len(violations)} violations: "
+                          f"{', '.join(sorted({v.code for v in violations}))}",
+                          loc="left", fontsize="medium", color=_VIOLATION)
+
+
 def _task_colours(schedules: Sequence[Schedule]) -> dict[str, str]:
     """One colour per task name, in order of first appearance across ``schedules``."""
     from matplotlib import colormaps
@@ -138,10 +236,12 @@ def _draw_lanes(ax: Axes, schedule: Schedule, colours: dict[str, str],
         for track in op_tracks(schedule, name):
             bars[track].append((placement.start, max(0, placement.end - placement.start)))
             fills[track].append(colour)
+    crowded = len(schedule.ops) > _MAX_LABELLED_OPS
     for row, track in enumerate(tracks):
         if bars[track]:
             ax.broken_barh(bars[track], (row - 0.4, 0.8), facecolors=fills[track],
-                           edgecolors="white", linewidths=0.4)
+                           edgecolors="none" if crowded else "white",
+                           linewidths=0 if crowded else 0.4)
     if len(schedule.ops) <= _MAX_LABELLED_OPS:
         _label_ops(ax, schedule, {track: row for row, track in enumerate(tracks)}, span)
     ax.set_yticks(range(len(tracks)), tracks)
@@ -213,9 +313,13 @@ def _draw_memory(ax: Axes, schedule: Schedule, memory: str, colours: dict[str, s
         top = max(top, high)
     # Edges a shade darker than the fill: they separate neighbours without turning
     # buffers only a pixel or two high into black lines.
+    # Many buffers: no edges and no transparency, or the picture turns faint.
+    crowded = len(boxes) > _MAX_LABELLED_OPS
     edges = [tuple(0.6 * c for c in to_rgb(fill)) for fill in fills]
-    ax.add_collection(PolyCollection(boxes, facecolors=fills, edgecolors=edges,
-                                     linewidths=0.3, alpha=0.85))
+    ax.add_collection(PolyCollection(boxes, facecolors=fills,
+                                     edgecolors="none" if crowded else edges,
+                                     linewidths=0 if crowded else 0.3,
+                                     alpha=1.0 if crowded else 0.85))
     ax.axhline(capacity, color="red", linestyle="--", linewidth=0.8)
     ax.set_ylim(0, top * 1.04)
     # Quarters of the capacity: capacities are powers of two, so the ticks read 1 MiB, ...
@@ -236,7 +340,9 @@ def _draw_budget(ax: Axes, schedule: Schedule, budget: str,
     ax.step(times, levels, where="post", color="tab:blue", linewidth=0.9)
     ax.axhline(capacity, color="red", linestyle="--", linewidth=0.8)
     ax.set_ylim(0, max(capacity, *levels) * 1.1)
-    ax.set_ylabel(f"{budget}\ndraw")
+    unit = (f"bytes/{schedule.target.time_unit}"
+            if schedule.target.costs.get("ddr_budget") == budget else "units")
+    ax.set_ylabel(f"{budget}\n({unit})")
 
 
 def _bytes_text(value: float) -> str:

@@ -70,9 +70,10 @@ def run(args: argparse.Namespace) -> int:
               f"{len(problem.ops)} ops; times in {target.time_unit}")
         print(format_table(comparison, figures))
     if args.plot:
-        from schedsearch.plot import plot_paths
+        from schedsearch.plot import Panel, plot_paths
 
-        plot_paths([(p.name, p.schedule) for p in comparison.paths], args.plot)
+        plot_paths([Panel(p.name, p.schedule, p.makespan, p.overhead, p.launches, p.barriers,
+                          p.violations) for p in comparison.paths], args.plot)
         if not args.json:
             print(f"wrote {args.plot}")
     if args.save_plan:

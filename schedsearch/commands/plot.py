@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from models.formats import read_schedule
+from schedsearch.commands.reports import read_report_for
 from schedsearch.output import image_file
 from schedsearch.plot import plot_schedule
 
@@ -19,11 +20,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="an npu-schedule/1 file ('-' reads standard input)")
     parser.add_argument("-o", "--output", required=True, metavar="GANTT.png", type=image_file,
                         help="where to write the picture (written whole or not at all)")
+    parser.add_argument("--violations", metavar="REPORT.json",
+                        help="a checker report of SCHEDULE (`schedcheck verify --json`): "
+                             "violations are drawn in red (a line at their time, an outline "
+                             "around the ops they name)")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     schedule = read_schedule(args.schedule)
-    plot_schedule(schedule, args.output)
+    violations = read_report_for(args.violations, schedule) if args.violations else []
+    plot_schedule(schedule, args.output, violations)
     print(f"wrote {args.output}")
     return 0

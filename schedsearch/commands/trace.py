@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import argparse
 
-from models.errors import InputError
-from models.formats import Schedule, schedule_from_dict
+from models.formats import schedule_from_dict
 from models.jsonio import load_json_file
 from schedsearch.commands.options import seed_number
+from schedsearch.commands.reports import check_report_names
 from schedsearch.output import output_file
 from schedsearch.program.model import PROGRAM_FORMAT, program_from_dict
 from schedsearch.program.runtrace import program_run_trace
 from schedsearch.program.simulate import Jitter
-from schedsearch.trace import Violation, read_violations, schedule_to_trace, write_trace
+from schedsearch.trace import read_violations, schedule_to_trace, write_trace
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -52,23 +52,10 @@ def run(args: argparse.Namespace) -> int:
                                             args.jitter, args.seed, violations)
     else:
         schedule = schedule_from_dict(document, source)
-        _check_report_names(violations, schedule, args.violations)
+        if args.violations:
+            check_report_names(violations, schedule, args.violations)
         trace = schedule_to_trace(schedule, violations)
     write_trace(trace, args.output)
     print(f"wrote {args.output}: {len(schedule.ops)} ops, {len(violations)} violations")
     return 0
 
-
-def _check_report_names(violations: list[Violation], schedule: Schedule,
-                        report: str | None) -> None:
-    """A report of another schedule names ops or buffers this one does not have: refuse
-    it (rule REPORT) rather than draw its violations on the wrong tracks."""
-    for i, violation in enumerate(violations):
-        for kind, names, known in (("op", violation.ops, schedule.problem.ops),
-                                   ("buffer", violation.buffers, schedule.problem.buffers)):
-            unknown = next((name for name in names if name not in known), None)
-            if unknown is not None:
-                raise InputError(f"the report names {kind} {unknown!r}, which this schedule "
-                                 f"does not have: it is the report of another schedule",
-                                 source=str(report), path=f"$.violations[{i}].{kind}s",
-                                 rule="REPORT")
