@@ -1,7 +1,7 @@
 """``schedsearch simulate PROGRAM``: discrete-event runs of a program under noisy durations.
 
 Prints P50/P95/P99 of the makespan against the static makespan, the busy share per lane
-kind and the share of unit time spent blocked on events; ``--policies`` runs the four
+kind and the share of time ops waited on events; ``--policies`` runs the four
 runtime policies of :mod:`schedsearch.program.policies` under the same noise.
 """
 
@@ -67,12 +67,12 @@ def _table(study: Study) -> str:
     lines = [f"static makespan {static}; {study.runs} runs, jitter {study.jitter}, "
              f"seed {study.seed}",
              f"{'policy':<10}{'static':>10}{'P50':>10}{'P95':>10}{'P99':>10}"
-             f"{'P50/st':>8}{'P99/st':>8}{'blocked':>9}"]
+             f"{'P50/st':>8}{'P99/st':>8}{'ev.wait':>9}"]
     for r in study.results:
         p50, p95, p99 = (r.percentile(p) for p in (50, 95, 99))
-        blocked = "-" if r.blocked_share is None else f"{r.blocked_share:.1%}"
+        waited = "-" if r.event_wait_share is None else f"{r.event_wait_share:.1%}"
         lines.append(f"{r.policy.value:<10}{r.static_makespan:>10}{p50:>10.0f}{p95:>10.0f}"
-                     f"{p99:>10.0f}{p50 / static:>8.3f}{p99 / static:>8.3f}{blocked:>9}")
+                     f"{p99:>10.0f}{p50 / static:>8.3f}{p99 / static:>8.3f}{waited:>9}")
     for r in study.results:
         busy = "  ".join(f"{lane} {share:.0%}" for lane, share in r.busy_share.items())
         lines.append(f"busy share ({r.policy.value}): {busy}")

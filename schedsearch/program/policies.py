@@ -49,7 +49,7 @@ class Policy(StrEnum):
 @dataclass(frozen=True, slots=True)
 class PolicyPlan:
     """A policy's plan, the static makespan of the schedule it runs, and its queues (node
-    indices; empty for the dynamic runtime) for the share of time spent blocked."""
+    indices; empty for the dynamic runtime) for the share of time waiting on events."""
 
     policy: Policy
     plan: Plan

@@ -1,9 +1,12 @@
 """Runs of a program under noise, summarised: makespan percentiles against the static
-makespan, busy share per lane kind, and the share of unit time spent blocked on orders.
+makespan, busy share per lane kind, and the share of time ops waited on events.
 
-``blocked`` is unit time during which a unit's next op in its queue had not started
-although the op before it (or the launch) had ended: it waited on an event, a barrier or
-a launch. It is a static-queue figure; the dynamic runtime has no queues (``None``).
+``event_wait_share``: unit time during which a unit's next op in its queue had not
+started although the op before it in the queue (or the launch) had ended, over all
+units' time (units x makespan). In a static plan an op starts as soon as its queue
+predecessor and its waits allow, so that time is exactly time waiting on events (or on a
+barrier, or a kernel launch, in the policies that have them). The dynamic runtime has no
+queues: ``None``.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ class PolicyRuns:
     static_makespan: int
     makespans: np.ndarray
     busy_share: dict[str, float]
-    blocked_share: float | None
+    event_wait_share: float | None
 
     def percentile(self, p: float) -> float:
         return float(np.percentile(self.makespans, p))
@@ -45,8 +48,8 @@ class PolicyRuns:
             d[f"p{p}_vs_static"] = round(self.percentile(p) / reference, 4) if reference \
                 else None
         d["busy_share"] = {k: round(v, 4) for k, v in self.busy_share.items()}
-        d["blocked_share"] = None if self.blocked_share is None else \
-            round(self.blocked_share, 4)
+        d["event_wait_share"] = None if self.event_wait_share is None else \
+            round(self.event_wait_share, 4)
         return d
 
 
@@ -74,15 +77,15 @@ def summarise(planned: PolicyPlan, runs: Runs) -> PolicyRuns:
     held = np.nan_to_num(runs.end - runs.start)
     busy = {lane: float(np.mean(held @ plan.units[:, k] / (plan.unit_counts[k] * span)))
             for k, lane in enumerate(plan.lanes)}
-    blocked = None
+    waited = None
     if planned.queues:
         gaps = np.zeros(len(makespan))
         for queue in planned.queues:
             if queue:
                 gaps += runs.start[:, queue[0]] - plan.release[queue[0]]
                 gaps += (runs.start[:, queue[1:]] - runs.end[:, queue[:-1]]).sum(axis=1)
-        blocked = float(np.mean(gaps / (plan.unit_counts.sum() * span)))
-    return PolicyRuns(planned.policy, planned.static_makespan, makespan, busy, blocked)
+        waited = float(np.mean(gaps / (plan.unit_counts.sum() * span)))
+    return PolicyRuns(planned.policy, planned.static_makespan, makespan, busy, waited)
 
 
 def simulate(program: Program, *, runs: int = 1000, jitter: Jitter | None = None,

@@ -74,7 +74,7 @@ def test_a_noiseless_run_by_hand() -> None:
     assert runs.makespan.tolist() == [125.0]
     result = summarise(planned, runs)
     assert result.busy_share["DMA"] == pytest.approx(10 / 250)
-    assert result.blocked_share == pytest.approx(15 / 375)
+    assert result.event_wait_share == pytest.approx(15 / 375)
 
 
 def test_contention_stretches_two_loads_that_share_the_bus() -> None:
