@@ -67,6 +67,9 @@ SECONDARIES = ("peak-memory",)
 #: Problems up to :data:`WHOLE_MODEL_MAX_OPS` ops first get one CP-SAT model of the whole
 #: problem for this share of the budget (it yields a proven bound), then LNS.
 WHOLE_MODEL_SHARE = 0.4
+#: The same share when the search uses the whole time (``reproducible=False``): CP-SAT's
+#: parallel search on the whole model is then the strongest stage, LNS keeps the rest.
+WHOLE_MODEL_SHARE_TIMED = 0.8
 #: Share of the budget for the list scheduler's portfolio with the tasks one after
 #: another (a candidate the answer must never lose to).
 SERIAL_SHARE = 0.25
@@ -170,7 +173,7 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
     meta: dict[str, Any] = {"solver": constructed.solver, "status": "FEASIBLE"}
     cpsat_bound = None
     if 0 < inst.n_ops <= WHOLE_MODEL_MAX_OPS and not interrupt.requested():
-        whole = search.share(WHOLE_MODEL_SHARE)
+        whole = search.share(WHOLE_MODEL_SHARE if reproducible else WHOLE_MODEL_SHARE_TIMED)
         solution, meta, cpsat_bound = _whole_model(inst, dag, solution, meta["solver"], bound,
                                                    whole, seed, workers, placement, emit)
         search.absorb(whole)
