@@ -4,9 +4,11 @@
   MiniMalloc's published C++ times;
 - idealloc's compiler traces in minimise mode: peak / max-load lower bound.
 
-Data come from ../shared/external (override with --data); when absent the script says so
-and exits 0. Every placement is verified by the engine's validator and, unless
---no-check, by the project's checker through the schedule converter.
+Data come from --external DIR (or --data), else $NPU_BENCH_EXTERNAL, ../shared/external
+or the `python -m benchmarks.data fetch` cache; when absent the script says so, naming
+those ways to provide it, and exits 0. Every placement is verified by the engine's
+validator and, unless --no-check, by the project's checker through the schedule
+converter.
 
     python benchmarks/bench_placement.py [--time-limit 60] [--minimise-time-limit 30]
 """
@@ -21,13 +23,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.common import external_dir  # noqa: E402
+from benchmarks.data import skip_message  # noqa: E402
 from schedsearch.placement import (  # noqa: E402
     place,
     placement_to_schedule_document,
     read_csv,
 )
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "external"
 CAPACITY = 1_048_576
 #: MiniMalloc's published solve times (s, C++, ASPLOS'24 slides) per challenging instance.
 MINIMALLOC_S = {"A": 4.9, "B": 3.7, "C": 0.64, "D": 2.7, "E": 3.7, "F": 5.4, "G": 1.2,
@@ -48,7 +51,10 @@ def checked(buffers, result, capacity, enabled: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", "--external", type=Path, default=None, metavar="DIR",
+                        help="the public data folder (default: $NPU_BENCH_EXTERNAL, "
+                             "../shared/external, the `python -m benchmarks.data fetch` "
+                             "cache)")
     parser.add_argument("--time-limit", type=float, default=60.0,
                         help="seconds per challenging instance (default 60)")
     parser.add_argument("--minimise-time-limit", type=float, default=30.0,
@@ -56,10 +62,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", help="instance names (e.g. A resnet50)")
     parser.add_argument("--no-check", action="store_true", help="skip the project checker")
     args = parser.parse_args(argv)
+    folder = external_dir(str(args.data) if args.data else None)
+    if folder is None:
+        print(skip_message("placement benchmarks", str(args.data) if args.data else None))
+        return 0
+    args.data = folder
     challenging = sorted((args.data / "minimalloc" / "challenging").glob("*.csv"))
     idealloc = sorted((args.data / "idealloc").glob("*.csv"))
     if not challenging and not idealloc:
-        print(f"no external data under {args.data}: nothing to measure")
+        print(skip_message("placement benchmarks", str(args.data)))
         return 0
     header = (f"{'instance':<12} {'buffers':>7} {'mode':<9} {'status':<10} {'time s':>7} "
               f"{'peak/bound':>10} {'MiniMalloc s':>12}  checker")

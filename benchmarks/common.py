@@ -16,17 +16,17 @@ __all__ = ["REPO", "external_dir", "write_figures"]
 
 #: The repository root (this file is ``<repo>/benchmarks/common.py``).
 REPO = Path(__file__).resolve().parent.parent
-#: Environment variable that overrides where the public benchmark data is read from.
-EXTERNAL_ENV = "NPU_BENCH_EXTERNAL"
 
 
 def external_dir(option: str | None = None) -> Path | None:
     """The public data folder (``--external``, else ``$NPU_BENCH_EXTERNAL``, else
-    ``<repo>/../shared/external``), or None when it is absent: benchmarks on public data
-    then skip cleanly. The data is read in place and never copied into the repository."""
-    chosen = option or os.environ.get(EXTERNAL_ENV)
-    path = Path(chosen) if chosen else REPO.parent / "shared" / "external"
-    return path if path.is_dir() else None
+    ``<repo>/../shared/external``, else the ``python -m benchmarks.data fetch`` cache), or
+    None when it is absent: benchmarks on public data then skip cleanly, saying how to
+    get it (:func:`benchmarks.data.skip_reason`). The data is read in place and never
+    copied into the repository."""
+    from benchmarks.data import locate
+
+    return locate(option)
 
 
 def write_figures(path: str | os.PathLike[str] | None, figures: dict[str, Any]) -> None:

@@ -41,6 +41,7 @@ from typing import Any, Protocol
 
 import checker
 from benchmarks.common import external_dir, write_figures
+from benchmarks.data import skip_reason
 from benchmarks.peer_pyjobshop import PeerInstance, PeerResult, peer_instance, peer_schedule
 from models.formats import (
     PROBLEM_FORMAT,
@@ -300,7 +301,8 @@ def run(external: Path | None, sets: Sequence[str], sample: int | None, *,
         folder = root / name if root else None
         bks_file = root / f"bks-{name}.csv" if root else None
         if folder is None or bks_file is None or not folder.is_dir() or not bks_file.is_file():
-            figures["sets"][name] = {"skipped": f"no PSPLIB {name} data found"}
+            figures["sets"][name] = {"skipped": skip_reason(str(external) if external
+                                                            else None)}
             continue
         if importlib.util.find_spec("psplib") is None:
             figures["sets"][name] = {"skipped": "psplib is not installed "
