@@ -12,8 +12,11 @@ Per problem, size and time limit it prints: ops, the lower bound without and wit
 memory part (which part decides), the plain list schedule's makespan / bound
 (:mod:`benchmarks.list_baseline`; ``deadlock`` when it stalls), the search's makespan /
 bound at 2 workers, seed 0 (using the whole time limit unless ``--reproducible``), and
-whether every schedule is legal by the independent checker. Each search runs in its own
-process. Figures, not pass/fail; timings on a shared machine are noisy.
+whether every schedule is legal by the independent checker; with ``--peer``, PyJobShop's
+CP-SAT on the same problem with memory as a renewable resource held only while an op
+runs (:func:`benchmarks.peer_pyjobshop.memory_peer_instance`: a relaxation, so its
+makespan may lie below any legal schedule's; ``nan`` when it found none). Each search
+runs in its own process. Figures, not pass/fail; timings on a shared machine are noisy.
 
     python -m benchmarks.bench_memory                     # 150..8000 ops, 10 s and 60 s
     python -m benchmarks.bench_memory --quick             # ~150 and ~600 ops, 10 s
@@ -40,6 +43,8 @@ __all__ = ["TIGHT_VTCM", "PROBLEMS", "tight_target", "tight_problem", "main"]
 
 #: The VTCM capacity of the tight-memory problems (issue 14): 192 KiB.
 TIGHT_VTCM = 192 * 1024
+#: The parts of :func:`models.bounds.lower_bound` that know memory (models/memory_bound.py).
+_MEMORY_PARTS = ("memory:", "exclusion:")
 _GEMM = {"kind": "gemm", "M": 256, "N": 256, "K": 256, "bm": 64, "bn": 64, "bk": 128}
 
 
@@ -92,7 +97,7 @@ def tight_problem(name: str, ops: int | None = None) -> tuple[Problem, Target]:
     return tile(workload, target), target
 
 
-def _case(name: str, ops: int, limit: float, reproducible: bool,
+def _case(name: str, ops: int, limit: float, reproducible: bool, peer: bool,
           queue: multiprocessing.Queue) -> None:
     """One row's figures, put on ``queue`` (runs in a process of its own)."""
     import checker
@@ -106,8 +111,9 @@ def _case(name: str, ops: int, limit: float, reproducible: bool,
 
     problem, target = tight_problem(name, ops)
     bound = lower_bound(problem, target)
-    memory = {k: v for k, v in bound.parts.items() if k.startswith("memory:")}
-    other = max((v for k, v in bound.parts.items() if not k.startswith("memory:")), default=0)
+    memory = {k: v for k, v in bound.parts.items() if k.startswith(_MEMORY_PARTS)}
+    other = max((v for k, v in bound.parts.items() if not k.startswith(_MEMORY_PARTS)),
+                default=0)
     inst = build_instance(problem, target)
     baseline = list_schedule(inst, build_dag(inst))
     legal = True
@@ -120,7 +126,13 @@ def _case(name: str, ops: int, limit: float, reproducible: bool,
                           reproducible=reproducible)
     legal = legal and checker.verify(schedule_to_dict(report.schedule)).legal
     meta = report.schedule.meta or {}
-    queue.put({"problem": name, "ops": len(problem.ops), "limit": limit,
+    relaxed = None
+    if peer:
+        from benchmarks.peer_pyjobshop import memory_peer_instance, solve_peer
+
+        relaxed = solve_peer(memory_peer_instance(problem, target), time_limit=limit,
+                             workers=2, seed=0).makespan
+    queue.put({"peer": relaxed, "problem": name, "ops": len(problem.ops), "limit": limit,
                "bound_without_memory": other, "memory_part": max(memory.values(), default=0),
                "bound": report.bound,
                "part": max(report.bound_parts, key=report.bound_parts.__getitem__),
@@ -136,7 +148,8 @@ def _row(row: dict[str, Any]) -> str:
     return (f"{row['problem']:10} {row['ops']:>6} {row['limit']:>5.0f} "
             f"{row['bound_without_memory']:>9} {row['memory_part']:>9} {row['bound']:>9} "
             f"{row['part']:>14} {base_text} {row['ratio']:>7.3f} {versus} "
-            f"{row['solver']:>12} {row['wall_s']:>6.1f} {'yes' if row['legal'] else 'NO':>5}")
+            f"{row['solver']:>17} {row['wall_s']:>6.1f} {'yes' if row['legal'] else 'NO':>5} "
+            f"{row['peer'] / row['bound'] if row['peer'] else float('nan'):>7.3f}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -148,6 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reproducible", action="store_true",
                         help="stop each search by its deterministic work budget "
                              "(default: use the whole time limit)")
+    parser.add_argument("--peer", action="store_true",
+                        help="also PyJobShop with memory as a renewable resource held only "
+                             "while an op runs (a relaxation; needs pyjobshop)")
     parser.add_argument("--json", default=None, metavar="PATH",
                         help="also write every row's figures to PATH")
     args = parser.parse_args(argv)
@@ -155,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     limits = args.limits or ((10.0,) if args.quick else (10.0, 60.0))
     print(f"{'problem':10} {'ops':>6} {'limit':>5} {'LB-mem':>9} {'mem part':>9} "
           f"{'LB':>9} {'LB part':>14} {'list/LB':>8} {'mk/LB':>7} {'mk/list':>7} "
-          f"{'solver':>12} {'wall':>6} {'legal':>5}")
+          f"{'solver':>17} {'wall':>6} {'legal':>5} {'pjs/LB':>7}")
     context = multiprocessing.get_context("spawn")
     rows = []
     for name in args.problems or PROBLEMS:
@@ -163,7 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for limit in limits:
                 queue = context.Queue()
                 process = context.Process(target=_case, args=(name, size, limit,
-                                                              args.reproducible, queue))
+                                                              args.reproducible,
+                                                              args.peer, queue))
                 process.start()
                 row = queue.get()
                 process.join()

@@ -13,6 +13,16 @@ and both solvers face the same problem:
   buffer RAW/WAW/WAR, DDR RAW; :mod:`schedsearch.hazards`), each ``succ.start >=
   pred.end + lag`` an end-before-start constraint with that delay.
 
+Where memory binds (``benchmarks/bench_memory.py``), a second translation keeps the real
+memory as one more renewable resource (:func:`memory_peer_instance`): each op holds, only
+while it runs, its share of the buffers it accesses (a buffer's rounded size whole when
+its accessors are pairwise ordered, so never two of them run at once, else divided among
+them). That is a *relaxation*: a real buffer is held from its first accessor's start to
+its last one's end (a loaded tile waits for its consumer, an accumulator lives across
+the K loop), and at an address, so fragmentation counts too; the relaxed peer sees
+neither, so its makespan may be below any legal schedule's, and its answers are not
+checked for memory.
+
 Both solve at the same time limit, seed and worker count, in one run. The peer's answer
 is turned into an ``npu-schedule/1`` (units assigned, each buffer at its own address) and
 verified by the checker like ours, so a translation that forgot a constraint would show.
@@ -48,8 +58,8 @@ from schedsearch.instance import build_instance
 from schedsearch.solution import Solution, to_schedule
 
 __all__ = ["PeerMode", "PeerTask", "PeerInstance", "PeerResult", "ample_target",
-           "peer_instance", "first_reaching", "solve_peer", "peer_schedule", "compare",
-           "run", "main"]
+           "peer_instance", "memory_peer_instance", "first_reaching", "solve_peer",
+           "peer_schedule", "compare", "run", "main"]
 
 WORKLOADS = ("gemm-rmsnorm-v75", "gemm-rmsnorm-copy-v75")
 
@@ -106,6 +116,37 @@ def peer_instance(problem: Problem, target: Target) -> PeerInstance:
             for mode in inst.modes[i]))
         for i, name in enumerate(inst.op_names))
     return PeerInstance(capacities, tasks, tuple(dag.edges))
+
+
+def memory_peer_instance(problem: Problem, target: Target) -> PeerInstance:
+    """:func:`peer_instance` with each memory one more renewable resource
+    (``memory:M``, capacity rounded up to its alignment) that an op holds only while it
+    runs (see the module docstring)."""
+    base = peer_instance(problem, target)
+    inst = build_instance(problem, target)
+    dag = build_dag(inst)
+    after = [0] * dag.n_nodes  # bit set of the nodes that follow each node
+    for v in reversed(dag.topo):
+        for succ, _ in dag.succs[v]:
+            after[v] |= after[succ] | 1 << succ
+    held = [dict[str, int]() for _ in range(inst.n_ops)]
+    for b, ops in enumerate(inst.buffer_ops):
+        memory = target.memories[inst.buffer_memory[b]]
+        size = -(-inst.buffer_size[b] // memory.alignment_bytes) * memory.alignment_bytes
+        ordered = all(after[i] >> j & 1 or after[j] >> i & 1
+                      for i in ops for j in ops if i < j)
+        share = size if ordered else -(-size // len(ops))
+        for op in ops:
+            key = f"memory:{inst.buffer_memory[b]}"
+            held[op][key] = held[op].get(key, 0) + share
+    capacities = {**base.capacities,
+                  **{f"memory:{name}": -(-m.capacity_bytes // m.alignment_bytes)
+                     * m.alignment_bytes for name, m in target.memories.items()}}
+    tasks = tuple(PeerTask(task.name, tuple(PeerMode(mode.duration,
+                                                     {**mode.demands, **held[i]})
+                                            for mode in task.modes))
+                  for i, task in enumerate(base.tasks))
+    return PeerInstance(capacities, tasks, base.edges)
 
 
 def first_reaching(trace: Sequence[tuple[float, int]], makespan: int) -> float | None:
