@@ -36,7 +36,8 @@ from models.ops.params import read_params
 from models.targets import load_target
 from models.validate import find_problem_error, validate_problem
 
-__all__ = ["WORKLOAD_FORMAT", "WorkloadTask", "Workload", "example_names", "load_workload",
+__all__ = ["WORKLOAD_FORMAT", "WorkloadTask", "Workload", "example_names", "example_text",
+           "load_workload",
            "workload_from_dict", "tile", "scaled", "load_problem_input"]
 
 WORKLOAD_FORMAT = "npu-workload/1"
@@ -77,6 +78,17 @@ def example_names() -> list[str]:
     """The bundled example workloads, sorted by name."""
     return sorted(Path(entry.name).stem for entry in _examples().iterdir()
                   if entry.name.endswith((".toml", ".json")))
+
+
+def example_text(name: str) -> str:
+    """The file text of bundled example ``name`` (a starting point to copy and edit);
+    InputError (rule FILE) naming the examples if there is none by that name."""
+    for suffix in (".toml", ".json"):
+        entry = _examples().joinpath(name + suffix)
+        if entry.is_file():
+            return str(entry.read_text("utf-8"))
+    raise InputError(f"no bundled example of that name; examples: "
+                     f"{', '.join(example_names())}", source=name, rule="FILE")
 
 
 def workload_from_dict(document: Any, source: str = "<workload>") -> Workload:

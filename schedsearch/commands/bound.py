@@ -19,8 +19,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "bound", help="print a lower bound on the makespan and its parts",
         description="Print a lower bound on the makespan of any legal schedule: the "
-                    "largest of per-lane work, per-budget draw, disjunctive chains and the "
-                    "critical path. PROBLEM is an npu-problem/1 file or a workload.")
+                    "largest of its parts, each a bound on its own, and mark the parts "
+                    "that bind. lane:K, the work of lane kind K over its units; "
+                    "budget:B, the draw on budget B over its capacity; disjunctive:R, ops "
+                    "that can never overlap on R; critical_path, the longest chain of "
+                    "after edges; energy, every lane and budget together (an LP over the "
+                    "mode choices); configuration, energy knowing which modes can run "
+                    "side by side; memory:M, the address space times time the buffers of "
+                    "memory M need; exclusion:M, ops whose buffers of M cannot all fit "
+                    "at once. PROBLEM is an npu-problem/1 file or a workload "
+                    "(docs/models.md has the formulas).")
     parser.add_argument("problem", metavar="PROBLEM",
                         help="npu-problem/1 file, workload file or example name")
     add_target_option(parser, default_from="the problem's meta.target or the workload's")
@@ -42,5 +50,5 @@ def run(args: argparse.Namespace) -> int:
           f"{len(problem.ops)} ops)")
     width = max(map(len, bound.parts), default=0)
     for part, value in bound.parts.items():
-        print(f"  {part:<{width}}  {value}")
+        print(f"  {part:<{width}}  {value}" + ("  (binds)" if value == bound.value else ""))
     return 0

@@ -82,3 +82,26 @@ def test_trace_refuses_the_report_of_another_schedule(
     assert main(["trace", str(other), "-o", str(out), "--violations", str(report)]) == 2
     line = _line(capsys)
     assert "REPORT" in line and "another schedule" in line and first_op in line
+
+
+def test_examples_show_prints_a_workload_that_reads_back(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from models.workload import example_names, load_workload
+
+    name = example_names()[0]
+    assert main(["examples", "--show", name]) == 0
+    copy = tmp_path / f"{name}.toml"
+    copy.write_text(capsys.readouterr().out)
+    assert load_workload(str(copy)).tasks == load_workload(name).tasks
+    assert main(["examples", "--show", "no-such-example"]) == 2
+    assert name in _line(capsys)
+
+
+def test_bound_marks_the_parts_that_bind(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bound", "rmsnorm-gemm-chain-v75", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert main(["bound", "rmsnorm-gemm-chain-v75"]) == 0
+    marked = [line.split()[0] for line in capsys.readouterr().out.splitlines()
+              if line.endswith("(binds)")]
+    assert marked == [part for part, value in figures["parts"].items()
+                      if value == figures["value"]]
