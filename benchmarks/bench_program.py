@@ -10,7 +10,8 @@ Prints, as plain tables:
    and (``--drops``) whether dropping each kept wait fails with the code it guards;
 3. policies: per bundled example and coefficient of variation, the static makespan and
    P50/P95/P99 of the four runtime policies (``schedsearch.program.policies``), all under
-   the same noise, ``--runs`` runs each.
+   the same noise, ``--runs`` runs each; and the dynamic runtime once more with a free
+   dispatch (``dispatch_ns = 0``: what its flexibility alone recovers).
 
     python benchmarks/bench_program.py [--runs 1000] [--cv 0.1 0.3] [--examples NAME ...]
                                        [--skip-scale] [--skip-policies] [--drops]
@@ -24,21 +25,23 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_checker import synthetic_schedule  # noqa: E402
 from checker.program import verify_program  # noqa: E402
+from models.cost import overheads  # noqa: E402
 from models.formats import schedule_from_dict  # noqa: E402
 from models.targets import load_target  # noqa: E402
 from models.workload import example_names, load_workload, scaled, tile  # noqa: E402
 from schedsearch.api import solve  # noqa: E402
 from schedsearch.paths import SolveOptions  # noqa: E402
 from schedsearch.program import lower_report, program_to_dict  # noqa: E402
-from schedsearch.program.policies import Policy  # noqa: E402
-from schedsearch.program.simulate import Jitter  # noqa: E402
-from schedsearch.program.stats import simulate  # noqa: E402
+from schedsearch.program.policies import Policy, plan_policy  # noqa: E402
+from schedsearch.program.simulate import Jitter, noise, run_plan  # noqa: E402
+from schedsearch.program.stats import simulate, summarise  # noqa: E402
 
 
 def _timed(work):  # noqa: ANN001, ANN202 - a thunk and whatever it returns
@@ -112,15 +115,21 @@ def _example(name: str):  # noqa: ANN202 - (problem, target)
 def policy_rows(programs: dict, cvs: list[float], runs: int, solve_seconds: float) -> None:
     print(f"\n## policies: {runs} runs each, same noise for all four (seed 0); makespans in "
           "the target's ticks (ns)\n")
+    print("(the last column: the dynamic runtime with dispatch_ns = 0, what its flexibility "
+          "alone recovers)\n")
     print(f"{'example':<36}{'CV':>5}{'static':>9}  " + "  ".join(
-        f"{p.value + ' P50/P95/P99':>26}" for p in Policy))
+        f"{name + ' P50/P95/P99':>26}" for name in [*(p.value for p in Policy), "dyn@0"]))
     for name, program in programs.items():
         for cv in cvs:
             study = simulate(program, runs=runs, jitter=Jitter(cv), seed=0,
                              policies=tuple(Policy),
                              options=SolveOptions(time_limit=solve_seconds, seed=0))
+            free = replace(overheads(program.schedule.target), dispatch_ns=0)
+            ideal = plan_policy(program, Policy.DYNAMIC, SolveOptions(), free)
+            results = [*study.results, summarise(ideal, run_plan(
+                ideal.plan, noise(list(program.schedule.ops), runs, 0), runs, Jitter(cv)))]
             cells = [f"{r.percentile(50):>8.0f}/{r.percentile(95):>8.0f}/"
-                     f"{r.percentile(99):>8.0f}" for r in study.results]
+                     f"{r.percentile(99):>8.0f}" for r in results]
             print(f"{name:<36}{cv:>5.2f}{study.static_makespan:>9}  " + "  ".join(
                 f"{c:>26}" for c in cells), flush=True)
 

@@ -180,10 +180,12 @@ def _separate_plan(program: Program, costs: Overheads, options: SolveOptions) ->
     return PolicyPlan(Policy.SEPARATE, plan, apart.makespan, queues)
 
 
-def plan_policy(program: Program, policy: Policy, options: SolveOptions) -> PolicyPlan:
+def plan_policy(program: Program, policy: Policy, options: SolveOptions,
+                costs: Overheads | None = None) -> PolicyPlan:
     """The plan of ``policy`` for ``program``'s problem; the barrier and separate
-    policies solve the problem again within ``options`` (their own schedules)."""
-    costs = overheads(program.schedule.target)
+    policies solve the problem again within ``options`` (their own schedules).
+    ``costs`` replaces the target's overheads (to ask what a free dispatch would give)."""
+    costs = costs if costs is not None else overheads(program.schedule.target)
     if policy is Policy.PROGRAM:
         return program_plan(program, costs)
     if policy is Policy.DYNAMIC:
