@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 import numpy as np
 
@@ -57,8 +58,9 @@ class PolicyPlan:
     queues: list[list[int]]
 
 
-def _base(schedule: Schedule, costs: Overheads) -> dict:
-    """Per-op arrays every plan shares: modelled duration, kind, draws, units."""
+def _base(schedule: Schedule) -> dict[str, Any]:
+    """Per-op fields every plan shares (:class:`Plan`'s keywords): names, modelled
+    duration, lane kind, draws, units held, capacities."""
     target, problem = schedule.target, schedule.problem
     names = list(schedule.ops)
     lanes = list(target.lanes)
@@ -87,7 +89,7 @@ def _static(program: Program, costs: Overheads, phases: Sequence[Sequence[str]] 
                                                                               list[list[int]]]:
     """Queues and waits of ``program``, with a virtual node between consecutive phases
     that costs ``phase_cost``; waits from an earlier phase to a later one are dropped."""
-    base = _base(program.schedule, costs)
+    base = _base(program.schedule)
     names: list[str] = base["names"]
     index = {name: i for i, name in enumerate(names)}
     phase_of = {op: k for k, ops in enumerate(phases) for op in ops}
@@ -107,10 +109,12 @@ def _static(program: Program, costs: Overheads, phases: Sequence[Sequence[str]] 
         node = n + k
         names.append(f"<phase {k + 1} -> {k + 2}>")
         base["kind"].append(None)
-        for op in phases[k]:
-            src.append(index[op]), dst.append(node), delay.append(0)
-        for op in phases[k + 1]:
-            src.append(node), dst.append(index[op]), delay.append(phase_cost)
+        src += [index[op] for op in phases[k]]
+        dst += [node] * len(phases[k])
+        delay += [0] * len(phases[k])
+        src += [node] * len(phases[k + 1])
+        dst += [index[op] for op in phases[k + 1]]
+        delay += [phase_cost] * len(phases[k + 1])
     extra = len(names) - n
     release = np.full(len(names), costs.launch_ns if first_release is None else first_release)
     release[n:] = 0
@@ -138,7 +142,7 @@ def program_plan(program: Program, costs: Overheads) -> PolicyPlan:
 
 def _dynamic_plan(program: Program, costs: Overheads) -> PolicyPlan:
     schedule = program.schedule
-    base = _base(schedule, costs)
+    base = _base(schedule)
     index = {name: i for i, name in enumerate(base["names"])}
     pairs = sorted({(index[o.before], index[o.after]) for o in needed_orders(schedule)})
     src = np.asarray([a for a, _ in pairs], np.int64)
