@@ -80,10 +80,13 @@ def test_edges_are_vector_producers_feeding_a_gemm_operand() -> None:
 
 
 def test_cli_json_and_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    norm, gemm = CHAIN["tasks"]
+    tiny = {**CHAIN, "tasks": [{**norm, "rows": 32, "cols": 64},
+                               {**gemm, "M": 32, "N": 32, "K": 64}]}
     path = tmp_path / "chain.json"
-    path.write_text(json.dumps(CHAIN))
+    path.write_text(json.dumps(tiny))
     picture = tmp_path / "paths.png"
-    assert main(["chain", str(path), "--json", "--time-limit", "0.3", "--workers", "1",
+    assert main(["chain", str(path), "--json", "--time-limit", "0.1", "--workers", "1",
                  "--plot", str(picture)]) == 0
     assert picture.read_bytes().startswith(b"\x89PNG")
     (edge,) = json.loads(capsys.readouterr().out)["edges"]
