@@ -33,6 +33,7 @@ from models.errors import InputError
 from models.formats import Target
 from models.workload import Workload, tile
 from schedsearch import interrupt
+from schedsearch.budget import Budget as SearchBudget
 from schedsearch.constructive import construct
 from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
@@ -140,7 +141,15 @@ class Screen:
             self.budget.charge(ops)
             inst = build_instance(problem, self.target)
             try:
-                constructive = construct(inst, build_dag(inst, "tile")).makespan(inst)
+                # The constructive's exact last resort gets the screening work left
+                # (in seconds, within the wall time left), not its own 10 s: a
+                # configuration it cannot settle in that time is dropped like an
+                # infeasible one instead of eating the whole screening.
+                seconds = min(self.budget.units / UNITS_PER_SECOND,
+                              self.budget.deadline - time.perf_counter())
+                constructive = construct(inst, build_dag(inst, "tile"),
+                                         budget=SearchBudget.start(max(0.0, seconds))
+                                         ).makespan(inst)
             except InputError:
                 self.seen[configuration] = None
                 return None
