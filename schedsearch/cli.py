@@ -31,9 +31,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Measures subcommand names at the indent they are printed at: argparse measures them
+    two columns short, so the longest name (``calibrate``) wrapped onto a line of its own."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if action.help is not argparse.SUPPRESS:
+            for subaction in self._iter_indented_subactions(action):
+                length = len(self._format_action_invocation(subaction)) + self._current_indent
+                self._action_max_length = max(self._action_max_length, length)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="schedsearch",
+        prog="schedsearch", formatter_class=_Formatter,
         description="Search static schedules for NPU engines; see `schedcheck` to verify.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
