@@ -22,8 +22,8 @@ from typing import Any, BinaryIO
 from models.errors import InputError
 from models.formats import write_json_atomic
 
-__all__ = ["output_file", "image_file", "output_dir", "write_json", "write_with",
-           "image_format", "STDOUT"]
+__all__ = ["output_file", "output_file_only", "image_file", "output_dir", "write_json",
+           "write_with", "image_format", "STDOUT"]
 
 #: The output name that means standard output, where a command allows it.
 STDOUT = "-"
@@ -44,8 +44,8 @@ def _probe(directory: Path) -> str | None:
 
 
 def output_file(text: str) -> str:
-    """An argparse type: a file path whose directory exists and takes new files (``-``,
-    standard output, passes; a command that has no stdout form refuses it itself)."""
+    """An argparse type: a file path whose directory exists and takes new files, or
+    ``-`` for standard output (see :func:`output_file_only` where there is none)."""
     if text == STDOUT:
         return text
     if not text:
@@ -57,6 +57,15 @@ def output_file(text: str) -> str:
     if problem is not None:
         raise argparse.ArgumentTypeError(problem)
     return text
+
+
+def output_file_only(text: str) -> str:
+    """An argparse type: :func:`output_file` for a command that has no standard-output
+    form (``-`` would otherwise become a file named ``-``)."""
+    if text == STDOUT:
+        raise argparse.ArgumentTypeError("standard output ('-') is not an output here; "
+                                         "give a file name")
+    return output_file(text)
 
 
 def image_format(path: str | os.PathLike[str]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from schedsearch.commands.options import byte_count, limit_seconds, seed_number
-from schedsearch.output import output_file
+from schedsearch.output import output_file_only
 from schedsearch.placement import (
     place,
     placement_to_schedule_document,
@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     mode.add_argument("--capacity", type=byte_count, metavar="C", help="memory size in bytes")
     mode.add_argument("--minimise", "--minimize", action="store_true",
                       help="minimise the peak address (the default without --capacity)")
-    parser.add_argument("-o", "--output", metavar="OUT.csv", type=output_file,
+    parser.add_argument("-o", "--output", metavar="OUT.csv", type=output_file_only,
                         help="write the buffers with an offset column")
     parser.add_argument("--time-limit", type=limit_seconds, default=10.0, metavar="S",
                         help="seconds for the search (default 10)")

@@ -15,7 +15,7 @@ from typing import Any
 from models.formats import schedule_to_dict
 from schedsearch import interrupt
 from schedsearch.commands.options import add_search_options
-from schedsearch.output import output_file, write_json
+from schedsearch.output import output_file_only, write_json
 from schedsearch.paths import SolveOptions
 from schedsearch.plans import FALLBACK_PATHS, read_plans, read_request, select
 
@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
                         help="path to run when no plan applies (default separate)")
     add_search_options(parser, time_limit=5.0,
                        time_help="search budget of every fallback solve, in seconds")
-    parser.add_argument("-o", "--output", metavar="OUT.json", type=output_file,
+    parser.add_argument("-o", "--output", metavar="OUT.json", type=output_file_only,
                         help="write the schedule that will run (npu-schedule/1)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(handler=run)

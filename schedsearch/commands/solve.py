@@ -32,7 +32,7 @@ from schedsearch.commands.options import (
     dims_of,
 )
 from schedsearch.hazards import GRANULARITIES
-from schedsearch.output import output_file, write_json
+from schedsearch.output import output_file_only, write_json
 from schedsearch.progress import display
 from schedsearch.result import EXIT_CODES, NoSchedule, SolveStatus, refusal
 
@@ -46,7 +46,7 @@ def register(subparsers: Any) -> None:
                         help="workload file, bundled example name, or npu-problem/1 file")
     add_target_option(parser, default_from="the input's")
     add_dim_option(parser)
-    parser.add_argument("-o", "--output", metavar="OUT.json", required=True, type=output_file,
+    parser.add_argument("-o", "--output", metavar="OUT.json", required=True, type=output_file_only,
                         help="schedule file to write (whole or not at all)")
     add_search_options(parser, time_limit=10.0,
                        time_help="hard wall-clock limit in seconds; the search normally "

@@ -12,7 +12,7 @@ from models.formats import schedule_from_dict
 from models.jsonio import load_json_file
 from schedsearch.commands.options import seed_number
 from schedsearch.commands.reports import check_report_names
-from schedsearch.output import output_file
+from schedsearch.output import output_file_only
 from schedsearch.program.model import PROGRAM_FORMAT, program_from_dict
 from schedsearch.program.runtrace import program_run_trace
 from schedsearch.program.simulate import Jitter
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="an npu-schedule/1 file, or an npu-program/1 file to draw one "
                              "simulated run of ('-' reads standard input)")
     parser.add_argument("-o", "--output", required=True, metavar="TRACE.json",
-                        type=output_file,
+                        type=output_file_only,
                         help="where to write the trace (written whole or not at all)")
     parser.add_argument("--violations", metavar="REPORT.json",
                         help="a checker report (`schedcheck verify --json`): each violation "

@@ -38,7 +38,7 @@ from schedsearch.commands.options import (
     dims_of,
     worker_count,
 )
-from schedsearch.output import output_dir, output_file, write_json, write_with
+from schedsearch.output import output_dir, output_file_only, write_json, write_with
 from schedsearch.progress import display
 from schedsearch.tuning.batch import (
     Job,
@@ -72,7 +72,7 @@ def register(subparsers: Any) -> None:
     add_dim_option(parser)
     add_search_options(parser, time_limit=10.0, time_help="budget per workload in seconds")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    parser.add_argument("-o", "--output", metavar="OUT.toml|OUT.json", type=output_file,
+    parser.add_argument("-o", "--output", metavar="OUT.toml|OUT.json", type=output_file_only,
                         help="write the tuned workload (.toml) or the tuned schedule "
                              "(any other suffix); one workload only")
     parser.add_argument("--verify", action="store_true",

@@ -90,7 +90,7 @@ def _values(action: argparse.Action, pools: dict[str, list[str]]) -> list[str]:
     name = getattr(action.type, "__name__", "")
     if action.choices is not None:
         return [str(c) for c in action.choices] + ["bogus", ""]
-    if name in ("output_file", "image_file"):
+    if name in ("output_file", "output_file_only", "image_file"):
         return pools["outputs"]
     if name == "output_dir":
         return pools["directories"]

@@ -152,3 +152,14 @@ def test_a_problem_costed_for_another_target_is_refused_with_the_way_out(
     assert "TARGET" in line and "'hexagon-v75'" in line and "--target hexagon-v68" in line
     assert not out.exists()
     assert main(["bound", str(problem), "--target", "hexagon-v75"]) == 0
+
+
+@pytest.mark.parametrize("command", [["solve", "rmsnorm-gemm-chain-v75"], ["place", "b.csv"],
+                                     ["tune", "rmsnorm-gemm-chain-v75"]])
+def test_a_command_without_a_stdout_form_refuses_dash(
+        command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main([*command, "-o", "-"]) == 2
+    assert "standard output" in _one_line(capsys.readouterr().err)
+    assert not (tmp_path / "-").exists()
