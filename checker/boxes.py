@@ -31,11 +31,18 @@ def volume(box: Box) -> int:
 
 
 def inside(box: Box, region: Box) -> bool:
+    if len(box) == 1:  # the common ranks, without a generator
+        return region[0][0] <= box[0][0] and box[0][1] <= region[0][1]
+    if len(box) == 2:
+        return region[0][0] <= box[0][0] and box[0][1] <= region[0][1] and \
+            region[1][0] <= box[1][0] and box[1][1] <= region[1][1]
     return all(rlo <= lo and hi <= rhi for (lo, hi), (rlo, rhi) in zip(box, region, strict=True))
 
 
 def clip(box: Box, region: Box) -> Box | None:
     """``box`` intersected with ``region``, or ``None`` when the intersection is empty."""
+    if inside(box, region):
+        return box
     out = tuple((max(lo, rlo), min(hi, rhi)) for (lo, hi), (rlo, rhi)
                 in zip(box, region, strict=True))
     return out if all(lo < hi for lo, hi in out) else None
@@ -86,8 +93,8 @@ def _sweep_overlaps(boxes: list[Box], ids: list[int]) -> list[tuple[int, int]]:
 
 def _grid(boxes: list[Box], region: Box) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """Per-dimension cut points and each box's cell index range on the compressed grid."""
-    lo = np.array([[lo for lo, _ in b] for b in boxes], dtype=np.int64).reshape(len(boxes), -1)
-    hi = np.array([[hi for _, hi in b] for b in boxes], dtype=np.int64).reshape(len(boxes), -1)
+    corners = np.array(boxes, dtype=np.int64).reshape(len(boxes), len(region), 2)
+    lo, hi = corners[:, :, 0], corners[:, :, 1]
     cuts = [np.unique(np.concatenate([lo[:, k], hi[:, k], np.array(region[k], np.int64)]))
             for k in range(len(region))]
     ilo = np.stack([np.searchsorted(cuts[k], lo[:, k]) for k in range(len(region))], axis=1)
@@ -97,8 +104,12 @@ def _grid(boxes: list[Box], region: Box) -> tuple[list[np.ndarray], np.ndarray, 
 
 def partition(region: Box, boxes: list[Box]) -> Partition:
     """Check that ``boxes`` (each inside ``region``) cover every point of it exactly once."""
-    ids = [i for i, b in enumerate(boxes) if volume(b) > 0]
-    kept = [boxes[i] for i in ids]
+    if region and boxes:
+        corners = np.array(boxes, dtype=np.int64).reshape(len(boxes), len(region), 2)
+        ids = np.flatnonzero((corners[:, :, 0] < corners[:, :, 1]).all(axis=1)).tolist()
+    else:
+        ids = list(range(len(boxes)))
+    kept = boxes if len(ids) == len(boxes) else [boxes[i] for i in ids]
     if volume(region) == 0:
         return Partition([], False, None)
     if not kept:

@@ -207,8 +207,12 @@ def _fast_counts(value: Any, known: dict[str, int], minimum: int) -> bool:
 
 
 def _fast_ints(values: Any) -> bool:
-    return type(values) is list and all(type(v) is int and MIN_INT <= v <= MAX_INT
-                                        for v in values)
+    if type(values) is not list:
+        return False
+    if len(values) == 1:  # the common case: one unit of a lane
+        v = values[0]
+        return type(v) is int and MIN_INT <= v <= MAX_INT
+    return all(type(v) is int and MIN_INT <= v <= MAX_INT for v in values)
 
 
 class _Bad(Exception):
@@ -491,6 +495,10 @@ class _Builder:
         m.op_names = list(table)
         optional = frozenset({"space", "reads", "writes", "meta"})
         for name, o in table.items():
+            fast = self.fast_op(o)
+            if fast is not None:
+                m.ops[name] = fast
+                continue
             path = _key(p, name)
             try:
                 if type(o) is dict and o.keys() <= _OP_KEYS and "task" in o and "modes" in o:
@@ -500,6 +508,49 @@ class _Builder:
                 m.ops[name] = self.op(name, d, path)
             except _Bad:
                 m.intact.discard("ops")
+
+    def fast_op(self, o: Any) -> OpDef | None:
+        """Take a well-formed op without building paths; ``None`` if anything is off (the
+        slow path below then says what, with the JSON path)."""
+        m = self.model
+        if type(o) is not dict or not o.keys() <= _OP_KEYS or \
+                type(o.get("meta", _EMPTY)) is not dict:
+            return None
+        task, modes_raw = o.get("task"), o.get("modes")
+        if type(task) is not str or task not in m.tasks or type(modes_raw) is not list or \
+                not modes_raw:
+            return None
+        lanes, budgets = m.lanes, m.budgets
+        modes = []
+        for d in modes_raw:
+            if type(d) is not dict or not d.keys() <= _MODE_KEYS or \
+                    type(d.get("meta", _EMPTY)) is not dict:
+                return None
+            duration = d.get("duration")
+            wanted, draws = d.get("lanes", _EMPTY), d.get("budgets", _EMPTY)
+            if type(duration) is not int or not 0 <= duration <= MAX_INT or \
+                    wanted is not _EMPTY and not _fast_counts(wanted, lanes, 1) or \
+                    draws is not _EMPTY and not _fast_counts(draws, budgets, 0):
+                return None
+            modes.append(Mode(duration, wanted, draws))
+        space = None
+        if "space" in o:
+            space = _fast_box(o["space"])
+            if space is None:
+                return None
+        op = OpDef(task, modes, space, [], [], [], [])
+        fast_access = self.fast_access
+        for key, tensors, buffers in (("reads", op.tensor_reads, op.buffer_reads),
+                                      ("writes", op.tensor_writes, op.buffer_writes)):
+            accesses = o.get(key, _NONE)
+            if accesses is _NONE:
+                continue
+            if type(accesses) is not list:
+                return None
+            for access in accesses:
+                if type(access) is not dict or not fast_access(access, tensors, buffers):
+                    return None
+        return op
 
     def op(self, name: str, d: dict[str, Any], path: str) -> OpDef:
         m = self.model
@@ -639,10 +690,10 @@ class _Builder:
             return False
         buffer = value.get("buffer")
         if buffer is not None:
-            if type(buffer) is not str or buffer not in m.buffers or \
-                    not value.keys() <= _BUFFER_ACCESS_KEYS:
+            definition = m.buffers.get(buffer) if type(buffer) is str else None
+            if definition is None or not value.keys() <= _BUFFER_ACCESS_KEYS:
                 return False
-            size = m.buffers[buffer].size
+            size = definition.size
             span = value.get("bytes")
             if span is None:
                 if "bytes" in value:
@@ -660,10 +711,10 @@ class _Builder:
             buffers.append(BufferAccess(buffer, lo, hi, tag))
             return True
         tensor = value.get("tensor")
-        if type(tensor) is not str or tensor not in m.tensors or \
-                not value.keys() <= _TENSOR_ACCESS_KEYS:
+        definition = m.tensors.get(tensor) if type(tensor) is str else None
+        if definition is None or not value.keys() <= _TENSOR_ACCESS_KEYS:
             return False
-        shape = m.tensors[tensor].shape
+        shape = definition.shape
         box = _fast_box(value.get("box"))
         if box is None or len(box) != len(shape) or \
                 not all(lo >= 0 and hi <= n for (lo, hi), n in zip(box, shape, strict=True)):
@@ -722,13 +773,16 @@ class _Builder:
         lanes = m.lanes
         lanes_intact = "lanes" in m.intact
         for name, o in table.items():
-            if type(o) is dict and o.keys() <= _PLACEMENT_KEYS and _fast_ints(
-                    [o.get("mode"), o.get("start"), o.get("end")]) and \
-                    type(o.get("meta", _EMPTY)) is dict:
+            if type(o) is dict and o.keys() <= _PLACEMENT_KEYS:
+                mode, start, end = o.get("mode"), o.get("start"), o.get("end")
                 units = o.get("units", _EMPTY)
-                if type(units) is dict and all(lane in lanes and _fast_ints(indices)
-                                               for lane, indices in units.items()):
-                    m.placements[name] = Placement(o["mode"], o["start"], o["end"], units)
+                if type(mode) is int and type(start) is int and type(end) is int and \
+                        MIN_INT <= mode <= MAX_INT and MIN_INT <= start <= MAX_INT and \
+                        MIN_INT <= end <= MAX_INT and type(units) is dict and \
+                        type(o.get("meta", _EMPTY)) is dict and \
+                        all(lane in lanes and _fast_ints(indices)
+                            for lane, indices in units.items()):
+                    m.placements[name] = Placement(mode, start, end, units)
                     continue
             path = _key("$.ops", name)
             names = {"ops": (name,)}
@@ -801,6 +855,7 @@ class _Builder:
 
 
 _EMPTY: dict[str, Any] = {}
+_NONE = object()
 _OP_KEYS = frozenset({"task", "modes", "space", "reads", "writes", "meta"})
 _MODE_KEYS = frozenset({"duration", "lanes", "budgets", "meta"})
 _BUFFER_ACCESS_KEYS = frozenset({"buffer", "bytes", "value", "meta"})

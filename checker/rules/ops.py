@@ -16,6 +16,8 @@ def check_names(m: Model) -> list[Violation]:
     """
     problem = m.op_names or []
     placed = m.placed_names or []
+    if problem == placed:  # the common case: placed in problem order
+        return []
     known, scheduled = set(problem), set(placed)
     out = [Violation("OP_MISSING", f"op {name!r} of the problem is not scheduled", (name,))
            for name in problem if name not in scheduled]
@@ -29,6 +31,9 @@ def check_modes(m: Model) -> list[Violation]:
     DURATION: ``start >= 0`` and ``end - start >=`` the chosen mode's ``duration``."""
     out = []
     for name, op, p in m.scheduled():
+        modes, mode, start = op.modes, p.mode, p.start
+        if start >= 0 and 0 <= mode < len(modes) and p.end - start >= modes[mode].duration:
+            continue
         if p.start < 0:
             out.append(Violation("DURATION", f"op {name!r} starts at t={p.start}, before 0",
                                  (name,), time=p.start))
@@ -65,8 +70,11 @@ def check_makespan(m: Model) -> list[Violation]:
     not have is OP_UNKNOWN's alone and does not count."""
     if m.makespan is None:
         return []
-    problem = set(m.op_names or ())
-    known = [(name, p) for name, p in m.placements.items() if name in problem]
+    if m.op_names == m.placed_names:  # the common case: every placed op is known
+        known = list(m.placements.items())
+    else:
+        problem = set(m.op_names or ())
+        known = [(name, p) for name, p in m.placements.items() if name in problem]
     last = max((p.end for _, p in known), default=0)
     if m.makespan == last:
         return []
