@@ -42,9 +42,10 @@ __all__ = ["WORKLOAD_FORMAT", "WorkloadTask", "Workload", "example_names", "exam
 
 WORKLOAD_FORMAT = "npu-workload/1"
 #: Workloads that would tile into more ops than this are refused before tiling (rule SIZE;
-#: ``--max-ops`` raises it). The search is measured up to 8,000 ops (docs/search.md); at
-#: 35,000 ops tiling took 5 s and the lower bound 13 s on a loaded 2-core machine, time
-#: no search limit can cut, so the default stops well before that.
+#: ``--max-ops`` raises it). The search is measured up to 8,000 ops (docs/search.md);
+#: tiling and the lower bound, which no search limit can cut, took 4 s and 11 s at 20,000
+#: ops on a loaded 2-core machine (``python benchmarks/bench_sizes.py``): seconds, where
+#: a gigantic GEMM would take minutes and gigabytes.
 MAX_OPS = 20_000
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 #: Per kind, the parameters that :func:`scaled` multiplies (the row dimension).
