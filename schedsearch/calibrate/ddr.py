@@ -78,18 +78,27 @@ class _Segments:
 
 
 def _segments(slices: list[TransferSlice]) -> _Segments:
-    times = sorted({t for s in slices for t in s.streaming})
+    """A sweep over the window bounds (what ends at a bound leaves before what starts)."""
+    starts: dict[float, list[int]] = {}
+    ends: dict[float, list[int]] = {}
+    for i, s in enumerate(slices):
+        lo, hi = s.streaming
+        if hi > lo:
+            starts.setdefault(lo, []).append(i)
+            ends.setdefault(hi, []).append(i)
+    times = sorted(starts.keys() | ends.keys())
     by_count: dict[int, list[tuple[float, list[int]]]] = {}
+    active: set[int] = set()
     for lo, hi in zip(times, times[1:], strict=False):
-        active = sorted((i for i, s in enumerate(slices)
-                         if s.streaming[0] <= lo and hi <= s.streaming[1]),
-                        key=lambda i: slices[i].cap)
+        active.difference_update(ends.get(lo, ()))
+        active.update(starts.get(lo, ()))
         if active:
-            by_count.setdefault(len(active), []).append((hi - lo, active))
+            order = sorted(active, key=lambda i: slices[i].cap)
+            by_count.setdefault(len(order), []).append((hi - lo, order))
     groups = []
     for entries in by_count.values():
-        who = np.array([active for _, active in entries])
-        caps = np.array([[slices[i].cap for i in active] for _, active in entries])
+        who = np.array([order for _, order in entries])
+        caps = np.array([[slices[i].cap for i in order] for _, order in entries])
         groups.append((np.array([length for length, _ in entries]), who, caps))
     peak = max((float(caps.sum(axis=1).max()) for _, _, caps in groups), default=0.0)
     return _Segments(groups, peak)
@@ -111,10 +120,16 @@ def streamed_bytes(slices: list[TransferSlice], bandwidth: float,
 
 
 def overlapping(slices: list[TransferSlice]) -> list[TransferSlice]:
-    """The transfers whose streaming window overlaps another one's."""
-    return [s for s in slices
-            if any(o is not s and o.streaming[0] < s.streaming[1]
-                   and s.streaming[0] < o.streaming[1] for o in slices)]
+    """The transfers whose streaming window overlaps another one's (``o.start < s.end``
+    and ``s.start < o.end``), counted by bisection rather than over all pairs: the others
+    starting before ``s`` ends, less those that ended by the time ``s`` starts. Empty
+    windows (a transfer no longer than its latency) stream nothing and take no part."""
+    streaming = [s for s in slices if s.streaming[1] > s.streaming[0]]
+    starts = np.sort([s.streaming[0] for s in streaming])
+    ends = np.sort([s.streaming[1] for s in streaming])
+    return [s for s in streaming
+            if np.searchsorted(starts, s.streaming[1], side="left") - 1
+            - np.searchsorted(ends, s.streaming[0], side="right") > 0]
 
 
 def _crossing(f, a: float, b: float) -> float:

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from models.cost import cost_model
 from models.formats import Schedule, Target
 from schedsearch.calibrate.calibration import calibrate
-from schedsearch.calibrate.ddr import TransferSlice, fair_shares, fit_ddr
+from schedsearch.calibrate.ddr import (
+    TransferSlice,
+    fair_shares,
+    fit_ddr,
+    overlapping,
+    streamed_bytes,
+)
 from schedsearch.calibrate.engines import model_figures
 from schedsearch.calibrate.synthetic import (
     TRUTH_BANDWIDTH,
@@ -82,3 +89,38 @@ def test_several_runs_are_fitted_together_not_overlapped(v75: Target, schedule: 
     assert both is not None and all(ddr is not None for ddr in alone)
     assert both.slices == sum(ddr.slices for ddr in alone)
     assert both.parameter.low <= TRUTH_BANDWIDTH <= both.parameter.high
+
+
+_windows = st.lists(st.tuples(st.integers(0, 12), st.integers(0, 6), st.integers(0, 3),
+                              st.sampled_from([10.0, 20.0, 40.0])), max_size=7)
+
+
+def _transfers(drawn: list[tuple[int, int, int, float]]) -> list[TransferSlice]:
+    return [TransferSlice(str(i), start, start + length, 1.0, cap, latency)
+            for i, (start, length, latency, cap) in enumerate(drawn)]
+
+
+@given(_windows)
+def test_overlapping_agrees_with_all_pairs(drawn: list) -> None:
+    slices = _transfers(drawn)
+    streaming = [s for s in slices if s.streaming[1] > s.streaming[0]]
+    pairs = [s.name for s in streaming
+             if any(o is not s and o.streaming[0] < s.streaming[1]
+                    and s.streaming[0] < o.streaming[1] for o in streaming)]
+    assert [s.name for s in overlapping(slices)] == pairs
+
+
+@given(_windows, st.floats(5, 100))
+def test_streamed_bytes_integrate_the_fair_shares_tick_by_tick(drawn: list,
+                                                               bus: float) -> None:
+    """Integer windows: on each tick the streaming set is fixed, so summing fair shares
+    tick by tick is an independent account of the bytes each transfer moves."""
+    slices = _transfers(drawn)
+    expected = [0.0] * len(slices)
+    for tick in range(30):
+        active = [i for i, s in enumerate(slices)
+                  if s.streaming[0] <= tick and tick + 1 <= s.streaming[1]]
+        for i, share in zip(active, fair_shares([slices[i].cap for i in active], bus),
+                            strict=True):
+            expected[i] += share
+    assert streamed_bytes(slices, bus) == pytest.approx(expected, abs=1e-9)
