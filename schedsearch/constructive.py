@@ -52,7 +52,7 @@ from schedsearch.modes import mode_prices
 from schedsearch.result import NoSchedule, SolveStatus
 from schedsearch.solution import Solution
 
-__all__ = ["construct", "construct_report", "Constructed", "exact_fallback", "safe_horizon",
+__all__ = ["construct", "construct_report", "Constructed", "exact_fallback",
            "tails", "Stall", "PassSpec", "problem_order", "SERIAL_PORTFOLIO", "LAST_RESORT_SECONDS"]
 
 
@@ -625,24 +625,6 @@ def construct_report(inst: Instance, dag: Dag, source: str = "<problem>",
 LAST_RESORT_SECONDS = 10.0
 
 
-def safe_horizon(inst: Instance) -> int:
-    """A makespan within which some legal schedule lies if any does: the sum of every
-    op's longest duration, plus one tick between consecutive ops.
-
-    Why. Take a legal schedule and its distinct start and end times, in order. Keep each
-    gap between consecutive times that some op of positive duration runs through, and
-    shrink every other gap to one tick. The order of all times is kept, ties included,
-    so every constraint keeps holding: which windows (ops', buffers') overlap depends
-    only on that order, as do the precedences (their lags are 0, or 1 where the order is
-    strict); no running op loses a tick, so durations hold. The kept gaps add up to at
-    most the sum of the durations; each shrunk gap ends where some op starts (an op of
-    positive duration ending there would have run through it), and not the first op, so
-    there are fewer of them than ops. (With every duration positive those gaps could even
-    shrink to zero; zero-duration ops with a lag of 1 between them need the tick.)"""
-    longest = sum(max(mode.duration for mode in modes) for modes in inst.modes)
-    return longest + max(0, inst.n_ops - 1)
-
-
 def exact_fallback(inst: Instance, dag: Dag, stall: Stall, source: str, budget: Budget,
                    seed: int, workers: int) -> Solution:
     """Any legal solution, from CP-SAT on the whole exact model (memory with addresses),
@@ -651,12 +633,25 @@ def exact_fallback(inst: Instance, dag: Dag, stall: Stall, source: str, budget: 
     Greedy passes are incomplete: first-fit can put a buffer where the exact packing a
     tight memory needs has to go, and no sequence or window repairs that. CP-SAT is
     complete within a horizon that provably loses no legal schedule
-    (:func:`safe_horizon`), so it finds one, proves there is none, or runs out of the
+    (the safe horizon), so it finds one, proves there is none, or runs out of the
     budget. Its incumbent (the hint, and the horizon) is the serial schedule: ops in
     topological order, each at its longest mode, one tick apart (so every lag holds and
-    its makespan is the safe horizon), every offset 0 (so it is illegal in memory). Each
+    its makespan is the safe horizon below), every offset 0 (so it is illegal in memory). Each
     run stops at its first solution, which the later stages improve. Deterministic for a
     seed and worker count, as every CP-SAT run here.
+
+    The safe horizon is the sum of every op's longest duration plus one tick between
+    consecutive ops. Why no legal schedule is lost: take one and its distinct start and
+    end times, in order. Keep each gap between consecutive times that some op of positive
+    duration runs through, and shrink every other gap to one tick. The order of all times
+    is kept, ties included, so every constraint keeps holding: which windows (ops',
+    buffers') overlap depends only on that order, as do the precedences (their lags are
+    0, or 1 where the order is strict); no running op loses a tick, so durations hold. The
+    kept gaps add up to at most the sum of the durations; each shrunk gap ends where some
+    op starts (an op of positive duration ending there would have run through it), and
+    not the first op, so there are fewer of them than ops. (With every duration positive
+    those gaps could even shrink to zero; zero-duration ops with a lag of 1 between them
+    need the tick.)
 
     Raises :class:`InputError` (rule FIT) when CP-SAT proves that no schedule respects
     the derived dependencies (:mod:`schedsearch.hazards`; they fix one order of the

@@ -55,9 +55,6 @@ class Dag:
     topo: tuple[int, ...]
     task_order: tuple[str, ...]
 
-    def is_barrier(self, node: int) -> bool:
-        return node >= self.n_ops
-
 
 def _intersects(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]

@@ -19,7 +19,6 @@ from schedsearch.constructive import (
     construct_report,
     depth_order,
     exact_fallback,
-    safe_horizon,
     tails,
 )
 from schedsearch.hazards import build_dag
@@ -137,14 +136,13 @@ def test_the_last_resort_out_of_time_says_so_and_marks_the_cut() -> None:
     assert budget.cut
 
 
-def test_the_safe_horizon_keeps_the_tick_zero_duration_writers_need() -> None:
+def test_the_last_resort_keeps_the_tick_zero_duration_writers_need() -> None:
     """Two instantaneous writes of one buffer must end at different times (lag 1): the
-    durations sum to 0, the horizon is 1, and the last resort finds that schedule."""
+    durations sum to 0, the safe horizon is 1, and the last resort finds that schedule."""
     writer = [Op("t", (Mode(0),), writes=(Access(buffer="x", value=v),)) for v in "12"]
     problem = Problem("zero", {}, {"t": Task("k")}, {"x": Buffer("M", 1)},
                       {"w1": writer[0], "w2": writer[1]})
     inst = build_instance(problem, target(capacity=1, alignment=1))
-    assert safe_horizon(inst) == 1
     found = exact_fallback(inst, build_dag(inst), Stall(0, "w1", "resources"), "<problem>",
                            Budget.start(5), 0, 1)
     assert found.makespan(inst) == 1
