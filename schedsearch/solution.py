@@ -17,7 +17,7 @@ from models.formats import BufferPlacement, OpPlacement, Schedule
 from schedsearch.instance import Instance
 from schedsearch.units import assign_units
 
-__all__ = ["Solution", "buffer_windows", "to_schedule", "peak_bytes"]
+__all__ = ["Solution", "buffer_windows", "to_schedule", "extent_bytes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +46,10 @@ def buffer_windows(inst: Instance, starts: tuple[int, ...],
     return windows
 
 
-def peak_bytes(inst: Instance, solution: Solution) -> dict[str, int]:
-    """Per memory, the highest address any buffer occupies (``max(offset + size)``)."""
+def extent_bytes(inst: Instance, solution: Solution) -> dict[str, int]:
+    """Per memory, the highest address any buffer occupies (``max(offset + size)``): what
+    a kernel must reserve, and what ``secondary="peak-memory"`` minimises. (Not the
+    largest sum of live bytes: that is ``Evaluation.peak_bytes``.)"""
     peak = {name: 0 for name in inst.target.memories}
     for b, offset in enumerate(solution.offsets):
         memory = inst.buffer_memory[b]

@@ -54,7 +54,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--granularity", choices=GRANULARITIES, default="tile",
                         help="tile: interleave freely; task: a barrier between tasks")
     parser.add_argument("--secondary", choices=SECONDARIES, default=None,
-                        help="after the makespan, also minimise this (peak-memory)")
+                        help="after the makespan, also minimise this (peak-memory: the "
+                             "highest address used in each memory)")
     parser.add_argument("--verify", action="store_true",
                         help="check the result with schedcheck's verifier; exit 1 if illegal")
     add_size_option(parser)
@@ -70,8 +71,9 @@ def _summary(report: SolveReport) -> str:
              f"wall {stats.wall_s:.2f}s{cut}"]
     busy = "  ".join(f"{lane} {share:.0%}" for lane, share in report.busy_share.items())
     lines.append(f"busy share: {busy or '-'}")
-    peak = "  ".join(f"{memory} {size} B" for memory, size in report.peak_bytes.items())
-    lines.append(f"peak memory: {peak or '-'}")
+    memory = "  ".join(f"{name} {report.peak_bytes[name]} B live at most, highest address "
+                       f"{report.extent_bytes[name]} B" for name in report.peak_bytes)
+    lines.append(f"memory: {memory or '-'}")
     return "\n".join(lines)
 
 

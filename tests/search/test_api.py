@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
 from models.evaluation import evaluate
-from models.formats import Problem
+from models.formats import Problem, read_schedule, schedule_to_dict, write_json_atomic
 from models.targets import load_target
 from models.workload import example_names, load_problem_input, load_workload, scaled, tile
 from schedsearch import solve
@@ -71,13 +72,25 @@ def test_task_granularity_never_overlaps_two_tasks() -> None:
     assert a_hi <= b_lo
 
 
-def test_reported_figures_equal_the_cost_model_and_progress_is_called() -> None:
+def test_the_search_figures_agree_with_the_cost_model_on_the_written_file(
+        tmp_path: Path) -> None:
+    """What the search says it found (its progress, its secondary's own sum of highest
+    addresses, the report) against ``evaluate`` of the schedule read back from its file."""
     seen: list[Progress] = []
     report = solve_report(gemm_problem(), target(capacity=8192), time_limit=1,
-                          progress=seen.append)
-    figures = evaluate(report.schedule)
-    assert figures.makespan == report.schedule.makespan
+                          secondary="peak-memory", progress=seen.append)
+    path = tmp_path / "schedule.json"
+    write_json_atomic(path, schedule_to_dict(report.schedule))
+    written = read_schedule(path)
+    figures = evaluate(written)
+    assert verify(written) == []
+    assert figures.makespan == written.makespan == report.schedule.makespan
     assert report.peak_bytes == figures.peak_bytes
+    assert report.extent_bytes == figures.extent_bytes
+    assert report.busy_share == figures.busy_share
+    secondary = (written.meta or {})["secondary"]
+    assert secondary["extent_bytes"] == sum(figures.extent_bytes.values())
+    assert all(report.peak_bytes[m] <= report.extent_bytes[m] for m in report.peak_bytes)
     assert seen and seen[0].stage == "constructive"
     assert seen[-1].makespan >= report.schedule.makespan
     meta = report.schedule.meta or {}
