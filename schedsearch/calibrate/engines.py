@@ -69,9 +69,15 @@ def parameter_count(rows: list[FitRow]) -> int:
         mine = [r for r in rows if r.engine is engine]
         if mine:
             count += 1 + len({r.key for r in mine})
-    vector = [key for key, _ in {(r.key, r.kind) for r in rows if r.engine is Engine.VECTOR}]
-    count += sum(1 for key in vector if vector.count(key) > 1)
-    return count
+    return count + len(_passes_columns([r for r in rows if r.engine is Engine.VECTOR]))
+
+
+def _passes_columns(rows: list[FitRow]) -> list[tuple[str, str]]:
+    """The (rate key, kind) pairs that get a passes estimate: kinds the library has
+    passes for, under rate keys measured with at least two of them."""
+    pairs = {(row.key, row.kind) for row in rows if row.kind in VECTOR_PASSES}
+    keys = [key for key, _ in pairs]
+    return sorted(pair for pair in pairs if keys.count(pair[0]) > 1)
 
 
 def _design(rows: list[FitRow], columns: Sequence[object],
@@ -225,10 +231,10 @@ def passes_parameters(rows: list[FitRow], shared: EngineFit, level: float) -> li
     both relative half-widths (conservative when the two estimates are correlated, as
     they are: they come from the same rows). Only for rate keys (dtypes) measured with
     several kinds: one kind alone is its own reference."""
-    kinds = tuple(sorted({(row.key, row.kind) for row in rows}))
-    several = {key for key, _ in kinds if sum(k == key for k, _ in kinds) > 1}
-    if not several:
+    wanted = _passes_columns(rows)
+    if not wanted:
         return []
+    kinds = tuple(sorted({(row.key, row.kind) for row in rows}))
     fit = robust_fit(_design(rows, kinds, lambda row: (row.key, row.kind)),
                      np.array([r.duration for r in rows]), level)
     shared_theta = dict(zip(shared.keys, shared.fit.theta[1:], strict=True))
@@ -238,7 +244,7 @@ def passes_parameters(rows: list[FitRow], shared: EngineFit, level: float) -> li
     for i, (key, kind) in enumerate(kinds, start=1):
         base = shared_theta[key]
         own = fit.theta[i]
-        if key not in several or base <= 0 or own <= 0:
+        if (key, kind) not in wanted or base <= 0 or own <= 0:
             continue
         passes = VECTOR_PASSES[kind] * own / base
         relative = math.hypot((fit.high[i] - fit.low[i]) / 2 / own, shared_half[key] / base)

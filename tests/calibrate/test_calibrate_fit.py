@@ -9,13 +9,15 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from models.cost import VECTOR_PASSES
+from models.cost import VECTOR_PASSES, cost_model
 from models.formats import Target
 from schedsearch.calibrate.calibration import calibrate
+from schedsearch.calibrate.engines import fit_engine, parameter_count, passes_parameters
 from schedsearch.calibrate.fit import robust_fit, simultaneous_level
 from schedsearch.calibrate.measurements import Measurement
 from schedsearch.calibrate.report import CalibrationReport, Parameter, Status
 from schedsearch.calibrate.synthetic import TRUTH_V75, synthetic_measurements
+from schedsearch.calibrate.work import Engine, measurement_row
 
 #: Seeded repeats of the coverage test. The intervals are simultaneous 99 % ones, so about
 #: 1 repeat in 100 misses some truth; 95 of 100 is the bar the issue sets.
@@ -130,3 +132,17 @@ def test_robust_fit_of_exact_data_recovers_the_line() -> None:
     fit = robust_fit(X, y, 0.99)
     assert fit.theta == pytest.approx([40.0, 1 / 2048], rel=1e-6)
     assert fit.determined
+
+
+def test_a_traced_vector_kind_without_library_passes_is_fitted_but_gets_no_passes(
+        v75: Target, truth: Target) -> None:
+    """A traced op of an attention task runs on the vector engine under the task's kind,
+    which has no entry in VECTOR_PASSES: it counts for the engine, not for passes."""
+    model = cost_model(v75)
+    rows = [measurement_row(m, model) for m in synthetic_measurements(truth, seed=6)
+            if m.kind in ("rmsnorm", "silu")]
+    rows += [replace(row, kind="attention") for row in rows[:10]]
+    engine = fit_engine(Engine.VECTOR, rows, model, 0.999)
+    names = [p.name for p in passes_parameters(rows, engine, 0.999)]
+    assert names and not any("attention" in name for name in names)
+    assert parameter_count(rows) == len(engine.parameters) + len(names)
