@@ -1,7 +1,8 @@
 """Example budgets derived from the active Hypothesis profile (see tests/conftest.py).
 
-Why: a property whose examples each cost a second (one search run) must not take the
-profile's full ``max_examples``; it takes a fraction, so ``long`` still scales it up.
+Why: no test hard-codes ``max_examples``, so every property grows with the profile
+(``long`` is a deliberate hunt). A property whose examples each cost a second (one search
+run) takes a fraction of the profile's count; a cheap one may take a multiple.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from models.formats import schedule_from_dict, schedule_to_dict
 
+from ._budget import examples
 from .mutations import MUTATIONS, mutate
 from .reference_checker import CODES, reference_codes
 from .strategies import legal_schedules
@@ -42,14 +43,15 @@ def test_generated_schedules_round_trip_through_the_format_reader(doc: dict[str,
 
 def test_each_mutation_is_usually_applicable() -> None:
     """An operator that rarely applies would make its property vacuous; demand >= 1 in 6
-    over 60 drawn schedules (a bar that holds whatever examples a Hypothesis version draws:
-    STALE_READ applied to 6 of 30 under one version, 10 of 30 under another).
+    over the drawn schedules, 60 in the ci profile (a bar that holds whatever examples a
+    Hypothesis version draws: STALE_READ applied to 6 of 30 under one version, 10 of 30
+    under another).
 
     Each operator must also leave its input untouched and, when it applies, break its
     rule according to the reference (test_checker_mutations.py asks the real checker)."""
     hits: dict[str, list[bool]] = {code: [] for code in CODES}
 
-    @settings(max_examples=60, derandomize=True, database=None,
+    @settings(max_examples=examples(2.4), derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
     @given(doc=legal_schedules(), data=st.data())
     def probe(doc: dict[str, Any], data: st.DataObject) -> None:

@@ -10,6 +10,7 @@ from ortools.sat.python import cp_model
 from models.bounds import critical_path, lower_bound
 from models.errors import InputError
 from models.formats import Mode, Op, Problem, Target, Task
+from tests.fuzz._budget import examples
 
 TARGET = Target("t", lanes={"DMA": 2, "HMX": 1}, budgets={"BW": 60}, memories={})
 
@@ -121,7 +122,7 @@ def small_problems(draw: st.DrawFn) -> Problem:
     return problem_of(ops, tuple(dict.fromkeys((f"o{a}", f"o{b}") for a, b in edges)))
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(1.6))
 @given(small_problems())
 def test_bound_never_exceeds_the_optimum(problem: Problem) -> None:
     bound = lower_bound(problem, TARGET)

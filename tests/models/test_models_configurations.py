@@ -9,6 +9,7 @@ from models import configurations
 from models.bounds import lower_bound
 from models.configurations import configuration_bound
 from models.formats import Mode, Problem, Target
+from tests.fuzz._budget import examples
 from tests.models.test_models_bounds import optimum, problem_of, small_problems
 
 TARGET = Target("t", lanes={"DMA": 2, "HVX": 1}, budgets={"BW": 60}, memories={})
@@ -63,7 +64,7 @@ def test_it_is_left_out_when_it_cannot_beat_the_other_parts() -> None:
     assert "configuration" not in lower_bound(chained, TARGET).parts  # critical path: 510
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(2.4))
 @given(small_problems())
 def test_configuration_is_between_energy_and_the_optimum(problem: Problem) -> None:
     target = Target("t", lanes={"DMA": 2, "HMX": 1}, budgets={"BW": 60}, memories={})

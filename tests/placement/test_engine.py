@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from models.errors import InputError
 from schedsearch.placement import PlacementBuffer, place, validate_placement
+from tests.fuzz._budget import examples
 
 #: Tiny instances of our own with their smallest capacity (checked by the oracle below).
 KNOWN = {
@@ -107,7 +108,7 @@ def tiny_instances(draw):
     return buffers
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(2.4), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_instances())
 def test_minimise_matches_the_oracle_and_capacity_mode_agrees(buffers):
     smallest = smallest_capacity(buffers)

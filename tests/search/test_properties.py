@@ -6,10 +6,11 @@ from hypothesis import given, settings
 
 from models.formats import Problem, Target
 from schedsearch import solve
+from tests.fuzz._budget import examples
 from tests.search.problems import feasible_problems, verify
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(0.6))
 @given(feasible_problems())
 def test_solve_returns_a_legal_schedule(case: tuple[Problem, Target]) -> None:
     problem, tgt = case
