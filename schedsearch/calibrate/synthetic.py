@@ -9,7 +9,8 @@ a known bandwidth (max-min fair, as :mod:`schedsearch.calibrate.ddr` models it).
 
 ``python -m schedsearch.calibrate.synthetic -o FILE.csv`` writes the bundled example
 ``models/examples/measurements-v75.csv`` (seed 0), marked synthetic in its first lines;
-``--coverage N`` prints how often N seeded calibrations cover every true parameter.
+``--coverage N`` prints how often N seeded calibrations cover every true parameter;
+``--run S.json -o RUN.json`` writes a trace of a simulated run of a schedule.
 """
 
 from __future__ import annotations
@@ -23,14 +24,21 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from models.cost import VECTOR_PASSES, CostModel, cost_model
-from models.formats import Schedule, Target, target_from_dict, target_to_dict
+from models.formats import (
+    Schedule,
+    Target,
+    read_schedule,
+    target_from_dict,
+    target_to_dict,
+)
 from models.targets import load_target
 from schedsearch.calibrate.calibration import set_figure
 from schedsearch.calibrate.ddr import fair_shares
 from schedsearch.calibrate.engines import model_figures
 from schedsearch.calibrate.measurements import MATMUL, MeasuredRun, Measurement
-from schedsearch.calibrate.replay import predecessors
+from schedsearch.calibrate.replay import measured_schedule, predecessors
 from schedsearch.calibrate.work import Engine, FitRow, measurement_row, run_rows
+from schedsearch.trace import schedule_to_trace, write_trace
 
 __all__ = ["TRUTH_V75", "TRUTH_BANDWIDTH", "truth_target", "synthetic_measurements",
            "synthetic_run", "write_csv"]
@@ -225,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", metavar="FILE.csv", help="write a synthetic CSV")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--noise", type=float, default=0.03)
+    parser.add_argument("--run", metavar="SCHEDULE",
+                        help="instead: write to -o a Chrome trace of a simulated run of "
+                             "SCHEDULE on the truth (bus of TRUTH_BANDWIDTH bytes/ns)")
     parser.add_argument("--coverage", type=int, metavar="N",
                         help="instead: print how many of N seeded calibrations had every "
                              "true parameter inside its interval")
@@ -237,6 +248,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.output:
         parser.error("give -o FILE.csv or --coverage N")
+    if args.run:
+        truth = truth_target(load_target("hexagon-v75"), TRUTH_V75)
+        run = synthetic_run(read_schedule(args.run), truth, bandwidth=TRUTH_BANDWIDTH,
+                            seed=args.seed, noise=args.noise)
+        trace = schedule_to_trace(measured_schedule(run))
+        trace["otherData"]["synthetic"] = (f"not measured on any device: a simulated run on "
+                                           f"TRUTH_V75, seed {args.seed}")
+        write_trace(trace, args.output)
+        print(f"wrote {args.output}: a SYNTHETIC run of {args.run}", file=sys.stderr)
+        return 0
     truth = truth_target(load_target("hexagon-v75"), TRUTH_V75)
     rows = synthetic_measurements(truth, seed=args.seed, noise=args.noise)
     header = (f"SYNTHETIC: not measured on any device. Drawn by `python -m "
