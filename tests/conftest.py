@@ -6,8 +6,9 @@
   for local runs that should explore beyond what CI already covered.
 - ``long``: thousands of examples per property, for a deliberate hunt (docs/fuzzing.md).
 
-Tests that are expensive per example (the search fuzzing) scale their own
-``max_examples`` down from the active profile's, see ``tests/fuzz/_budget.py``.
+No test hard-codes ``max_examples``: each property takes a share of the active
+profile's (a fraction for the expensive ones such as the search fuzzing, a multiple for
+cheap ones), see ``tests/fuzz/_budget.py``, so ``long`` reaches every property.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Why: the properties find their counterexamples at random; these pin the borders where
 two readings of FORMATS.md are most likely to part (touching windows, ties between
 writes, partial overwrites, empty windows), so a change in either checker that moves a
-border fails here first, with a readable three-op example. The cases FORMATS.md leaves
-open are listed in docs/fuzzing.md and deliberately not pinned.
+border fails here first, with a readable three-op example. The boundaries FORMATS.md
+settled on 2026-12-01 are pinned in tests/conformance/.
 """
 
 from __future__ import annotations
