@@ -221,35 +221,31 @@ def read_trace(path: str | os.PathLike[str], schedule: Schedule) -> MeasuredRun:
         if not isinstance(event, dict):
             raise fail(where, "an event is a JSON object")
         phase = event.get("ph")
-        name = event.get("name")
-        if phase not in ("X", "B", "E") or event.get("cat") in _SKIPPED_CATEGORIES:
+        if phase not in ("X", "B", "E"):
             continue
-        if marked and phase != "E" and event.get("cat") != "op":
-            if phase == "B":
-                open_slices[(event.get("pid"), event.get("tid"))].append((None, 0.0, where))
+        thread = open_slices[(event.get("pid"), event.get("tid"))]
+        if phase == "E":
+            if not thread:
+                raise fail(where, "an 'E' event without its 'B'")
+            begun, start, at = thread.pop()
+            if begun is not None:
+                record(begun, start, _number(event, "ts", fail, where) * ticks_per_us, at)
             continue
-        if phase != "E" and not isinstance(name, str):
+        name, category = event.get("name"), event.get("cat")
+        if not isinstance(name, str):
             raise fail(json_path(where, "name"), "a slice needs a name")
-        # A task's summary slice (named by a task, not an op) is passed over.
-        skipped = phase != "E" and name in tasks and name not in schedule.ops
-        if skipped and phase == "X":
-            continue
-        ts = _number(event, "ts", fail, where) * ticks_per_us
-        if phase == "X":
+        # Passed over: summaries and counters, a runtime's own slices beside ones marked
+        # "op", and a task's summary slice (named by a task, not an op).
+        ignored = (category in _SKIPPED_CATEGORIES or (marked and category != "op")
+                   or (name in tasks and name not in schedule.ops))
+        start = 0.0 if ignored else _number(event, "ts", fail, where) * ticks_per_us
+        if phase == "B":
+            thread.append((None if ignored else name, start, where))
+        elif not ignored:
             dur = _number(event, "dur", fail, where) * ticks_per_us
             if dur < 0:
                 raise fail(json_path(where, "dur"), f"negative duration {event['dur']}")
-            record(name, ts, ts + dur, where)
-        elif phase == "B":
-            open_slices[(event.get("pid"), event.get("tid"))].append(
-                (None if skipped else name, ts, where))
-        else:
-            stack = open_slices[(event.get("pid"), event.get("tid"))]
-            if not stack:
-                raise fail(where, "an 'E' event without its 'B'")
-            begun, start, at = stack.pop()
-            if begun is not None:
-                record(begun, start, ts, at)
+            record(name, start, start + dur, where)
     unmatched = [at for stack in open_slices.values() for _, _, at in stack]
     if unmatched:
         raise fail(unmatched[0], "a 'B' event without its 'E'")

@@ -84,6 +84,9 @@ def test_a_perfetto_style_trace_with_begin_end_pairs_and_other_slices(
         events.append({"ph": "E", "ts": 5000 + p.end / 1000, "pid": 1, "tid": i})
     events.append({"ph": "X", "name": "g0", "cat": "task", "ts": 5000, "dur": 1,
                    "pid": 2, "tid": 1})
+    # a task's summary as a B/E pair around the first op's pair, on its thread
+    events.insert(2, {"ph": "B", "name": "r0", "cat": "task", "ts": 4000, "pid": 1, "tid": 0})
+    events.insert(5, {"ph": "E", "ts": 9000, "pid": 1, "tid": 0})
     run = read_trace(_write(tmp_path, events), schedule)
     for name, p in schedule.ops.items():
         start, end = run.windows[name]
