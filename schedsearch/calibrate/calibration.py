@@ -48,7 +48,8 @@ __all__ = ["Calibration", "calibrate", "set_figure", "JOINT_LEVEL", "FIT_METHOD"
 #: The probability that every reported interval holds at once.
 JOINT_LEVEL = 0.99
 FIT_METHOD = ("robust least squares (SciPy least_squares, soft_l1 loss) of log(modelled/"
-              "measured) per engine, sandwich-covariance t-intervals, Bonferroni-joint")
+              "measured); sandwich-covariance t-intervals per engine, a profile interval "
+              "for the bus; Bonferroni-joint")
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +130,7 @@ def _document(target: Target, name: str, parameters: list[Parameter], sources: l
             set_figure(document, p.name, p.written)
             notes[p.name] = _source_text(p, files, joint_level)
     meta["calibration"] = {"from": target.name, "measurements": sources, "fit": FIT_METHOD}
-    target_from_dict(document, name)  # what is written must read back as a target
-    cost_model(target_from_dict(document, name))
+    cost_model(target_from_dict(document, name))  # it must read back as a usable target
     return document
 
 
