@@ -58,7 +58,8 @@ def test_vector_copy_only_where_the_target_allows_it() -> None:
 
 
 def test_overheads() -> None:
-    assert dataclasses.astuple(overheads(load_target("hexagon-v75"))) == (10000, 500, 2000)
+    assert dataclasses.astuple(overheads(load_target("hexagon-v75"))) == (10000, 500, 2000,
+                                                                          1000)
 
 
 @pytest.mark.parametrize(("change", "path"), [

@@ -3,14 +3,17 @@ order its plan states (queues, waits with their event cost, barriers, launches).
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 import math
 
 import numpy as np
 import pytest
 
-from models.cost import Overheads
+from models.cost import Overheads, overheads
 from models.errors import InputError
+from models.targets import load_target
 from schedsearch.cli import main
 from schedsearch.paths import SolveOptions
 from schedsearch.program import program_from_dict, program_to_dict
@@ -136,3 +139,12 @@ def test_simulate_cli_json(tmp_path, capsys) -> None:
 def test_simulate_cli_refuses_a_bad_jitter(tmp_path, capsys) -> None:
     assert main(["simulate", str(tmp_path / "p.json"), "--jitter", "fast"]) == 2
     assert "--jitter" in capsys.readouterr().err
+
+
+def test_a_target_without_dispatch_cost_is_read_with_the_event_cost() -> None:
+    target = load_target("hexagon-v75")
+    costs = copy.deepcopy(target.costs)
+    del costs["overheads"]["dispatch_ns"]
+    read = overheads(dataclasses.replace(target, costs=costs))
+    assert (read.dispatch_ns, read.event_ns) == (500, 500)
+    assert overheads(target).dispatch_ns == 1000
