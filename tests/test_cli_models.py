@@ -25,7 +25,7 @@ def test_examples_and_targets_one_per_line(capsys: pytest.CaptureFixture[str]) -
     assert run(capsys, "examples") == (0, "\n".join(example_names()) + "\n", "")
     code, out, _ = run(capsys, "targets")
     assert code == 0 and out.split() == ["ascend-910b-core", "hexagon-v68", "hexagon-v73",
-                                         "hexagon-v75"]
+                                         "hexagon-v75", "hexagon-v79"]
 
 
 def test_target_prints_npu_target_json(capsys: pytest.CaptureFixture[str]) -> None:
