@@ -7,7 +7,9 @@ from hypothesis import strategies as st
 from ops_helpers import one_task
 from tiling_checks import assert_well_tiled
 
+from models.cost import cost_model
 from models.ops import gemm
+from models.targets import load_target
 
 
 def test_batches_stack_along_rows() -> None:
@@ -50,3 +52,5 @@ def test_any_batched_shape_is_well_tiled(M: int, N: int, K: int, batch: int, sha
     problem = one_task("gemm", M=M, N=N, K=K, batch=batch, b_batch=int(not shared),
                        trans_a=int(ta), trans_b=int(tb), bm=32, bn=64, bk=32, order=order)
     assert_well_tiled(problem)
+    model = cost_model(load_target("hexagon-v75"))
+    assert len(problem.ops) == gemm.op_count(problem.tasks["t0"].params, model)
