@@ -111,6 +111,26 @@ def _conflicts(reads: list[_Touch], writes: list[_Touch]) -> dict[int, _Touch]:
     return found
 
 
+def _conflicts_few(reads: list[_Touch], writes: list[_Touch]) -> dict[int, _Touch]:
+    """:func:`_conflicts` by comparing every pair: faster for the few accesses most
+    buffers have. The same test: another op's write to intersecting bytes whose window
+    overlaps the read's, or a zero-length one strictly inside it."""
+    found: dict[int, _Touch] = {}
+    for i, r in enumerate(reads):
+        for w in writes:
+            if w.op == r.op or w.start > w.end or not (w.lo < r.hi and r.lo < w.hi):
+                continue
+            if (r.start < w.start < r.end) if w.start == w.end else \
+                    (w.start < r.end and w.end > r.start):
+                found[i] = w
+                break
+    return found
+
+
+#: Above this many (read, write) pairs per buffer the sweep beats comparing every pair.
+FEW_PAIRS = 16
+
+
 def check_stale_reads(m: Model) -> list[Violation]:
     """STALE_READ: a read of ``(buffer, bytes, value)`` over ``[start, end)`` sees that
     value. Among the writes to any of those bytes that ended at or before ``start``, the
@@ -125,9 +145,12 @@ def check_stale_reads(m: Model) -> list[Violation]:
     reads, writes = _touches(m)
     out = []
     for buffer, buffer_reads in reads.items():
-        buffer_writes = sorted(writes.get(buffer, []), key=lambda w: w.end)
+        buffer_writes = writes.get(buffer, [])
+        if len(buffer_writes) > 1:
+            buffer_writes = sorted(buffer_writes, key=lambda w: w.end)
         ends = [w.end for w in buffer_writes]
-        racing = _conflicts(buffer_reads, buffer_writes)
+        racing = (_conflicts_few if len(buffer_reads) * len(buffer_writes) <= FEW_PAIRS
+                  else _conflicts)(buffer_reads, buffer_writes)
         for i, r in enumerate(buffer_reads):
             expected = "no value" if r.value is None else f"value {r.value!r}"
             last = _last_write(r, buffer_writes, ends)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 import checker
+from checker.rules.values import _conflicts, _conflicts_few, _Touch
 
 from .schedules import on_buffer
 
@@ -114,3 +118,18 @@ def test_an_inverted_write_occupies_no_time() -> None:
     racing = {"a": (0, 10, [], [(0, 8, W)])}
     assert codes({**racing, "x": (5, 2, [], [(0, 8, "y")])}) == {"DURATION"}
     assert codes({**racing, "x": (5, 6, [], [(0, 8, "y")])}) == {"WRITE_RACE"}
+
+
+_touch = st.builds(
+    _Touch, op=st.sampled_from(["a", "b", "c"]), lo=st.integers(0, 3),
+    hi=st.integers(4, 6), start=st.integers(0, 6), end=st.integers(0, 6),
+    value=st.just("v"))
+
+
+@given(st.lists(_touch.filter(lambda t: t.start <= t.end), max_size=4),
+       st.lists(_touch, max_size=4))
+def test_comparing_every_pair_finds_the_reads_the_sweep_finds(reads, writes) -> None:
+    """The two ways of finding another op's write during a read agree on which reads have
+    one (inverted reads never reach them; inverted writes take no part)."""
+    ordered = sorted(writes, key=lambda w: w.end)
+    assert set(_conflicts_few(reads, ordered)) == set(_conflicts(reads, ordered))
