@@ -53,7 +53,8 @@ from schedsearch.result import NoSchedule, SolveStatus
 from schedsearch.solution import Solution
 
 __all__ = ["construct", "construct_report", "Constructed", "exact_fallback",
-           "tails", "Stall", "PassSpec", "problem_order", "SERIAL_PORTFOLIO", "LAST_RESORT_SECONDS"]
+           "tails", "Stall", "PassSpec", "problem_order", "SERIAL_PORTFOLIO",
+           "construct_within", "LAST_RESORT_SECONDS"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -543,51 +544,46 @@ def construct(inst: Instance, dag: Dag, source: str = "<problem>",
     return construct_report(inst, dag, source, budget, seed=seed, workers=workers).solution
 
 
-def construct_report(inst: Instance, dag: Dag, source: str = "<problem>",
-                     budget: Budget | None = None, *, seed: int = 0,
-                     workers: int = 1,
-                     portfolio: Sequence[PassSpec] = _PORTFOLIO) -> Constructed:
-    """The shortest legal solution among the passes of ``portfolio`` the budget allows
-    (:data:`_PORTFOLIO`; :data:`SERIAL_PORTFOLIO` suits tasks in sequence), or of
-    :data:`_FALLBACK` when all of them stall. The first pass always runs to its end;
-    later ones stop when the work left (:data:`CHARGE_PER_TRY` per start attempt) or the
-    deadline runs out, and are charged the attempts they made.
+class _Sequences:
+    """The mode policies that apply to ``inst`` and each (policy, sequence) computed
+    once: the order and the tails it was ranked by."""
 
-    When even in-sequence issue of a depth-first order stalls, greedy placement has
-    failed, not necessarily the problem (a first-fit address can block the exact packing
-    memory needs): :func:`exact_fallback` then searches the whole problem with CP-SAT
-    (``seed`` and ``workers`` as in :func:`schedsearch.cpsat.model.solve_built`), within
-    what is left of ``budget`` (:data:`LAST_RESORT_SECONDS` without one).
+    def __init__(self, inst: Instance, dag: Dag) -> None:
+        self.inst, self.dag = inst, dag
+        self.policies: dict[str, list[list[int]] | None] = {"all": None}
+        priced = priced_modes(inst)
+        if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(priced)):
+            self.policies["priced"] = priced
+        self.cache: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
 
-    Raises :class:`InputError` (rule FIT), naming the op that could not start and what
-    held memory, when that search proves no schedule exists, runs out of time, or is not
-    tried (above :data:`WHOLE_MODEL_MAX_OPS` ops).
-    """
-    policies: dict[str, list[list[int]] | None] = {"all": None}
-    priced = priced_modes(inst)
-    if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(priced)):
-        policies["priced"] = priced
-    cache: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
+    def get(self, policy: str, name: str) -> tuple[list[int], list[int]]:
+        if (policy, name) not in self.cache:
+            tail = tails(self.inst, self.dag, self.policies[policy])
+            order = (breadth_order(self.inst, self.dag, tail) if name == "breadth" else
+                     problem_order(self.dag) if name == "problem" else
+                     depth_order(self.dag, tail))
+            self.cache[(policy, name)] = (order, tail)
+        return self.cache[(policy, name)]
 
-    def sequence(policy: str, name: str) -> tuple[list[int], list[int]]:
-        if (policy, name) not in cache:
-            tail = tails(inst, dag, policies[policy])
-            order = (breadth_order(inst, dag, tail) if name == "breadth" else
-                     problem_order(dag) if name == "problem" else depth_order(dag, tail))
-            cache[(policy, name)] = (order, tail)
-        return cache[(policy, name)]
 
+def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
+                   portfolio: Sequence[PassSpec], budget: Budget | None,
+                   first_in_full: bool) -> tuple[Solution | None, Stall | None]:
+    """The shortest solution of the passes the budget allows, and the first stall. With
+    ``first_in_full``, passes run to their end until one finishes (there must be an
+    answer); otherwise every pass stops when the work or the deadline runs out."""
     best: Solution | None = None
     stall: Stall | None = None
     for spec in portfolio:
-        if spec.policy not in policies:
+        if spec.policy not in sequences.policies:
             continue
-        if best is not None and budget is not None and budget.exhausted():
+        if (best is not None or not first_in_full) and budget is not None and \
+                budget.exhausted():
             break
-        order, tail = sequence(spec.policy, spec.sequence)
-        run = _Pass(inst, dag, order, spec.window, True, tail, policies[spec.policy],
+        order, tail = sequences.get(spec.policy, spec.sequence)
+        run = _Pass(inst, dag, order, spec.window, True, tail, sequences.policies[spec.policy],
                     in_sequence=spec.in_sequence, holders_first=spec.holders_first)
-        if best is None or budget is None:
+        if budget is None or (best is None and first_in_full):
             result = run.run()
         else:
             result = run.run(max_tries=int(budget.left / CHARGE_PER_TRY),
@@ -602,8 +598,41 @@ def construct_report(inst: Instance, dag: Dag, source: str = "<problem>",
             stall = stall or result
         elif best is None or result.makespan(inst) < best.makespan(inst):
             best = result
+    return best, stall
+
+
+def construct_within(inst: Instance, dag: Dag, budget: Budget,
+                     portfolio: Sequence[PassSpec]) -> Solution | None:
+    """The shortest legal solution of the passes of ``portfolio`` that finish within
+    ``budget`` (each pass stops when its work or the deadline runs out; no fallback), or
+    None: for an optional candidate, which must not run past the time limit."""
+    best, _ = _run_portfolio(inst, dag, _Sequences(inst, dag), portfolio, budget,
+                             first_in_full=False)
+    return best
+
+
+def construct_report(inst: Instance, dag: Dag, source: str = "<problem>",
+                     budget: Budget | None = None, *, seed: int = 0,
+                     workers: int = 1) -> Constructed:
+    """The shortest legal solution among the passes of :data:`_PORTFOLIO` the budget
+    allows, or of :data:`_FALLBACK` when all of them stall. The first pass always runs to its end;
+    later ones stop when the work left (:data:`CHARGE_PER_TRY` per start attempt) or the
+    deadline runs out, and are charged the attempts they made.
+
+    When even in-sequence issue of a depth-first order stalls, greedy placement has
+    failed, not necessarily the problem (a first-fit address can block the exact packing
+    memory needs): :func:`exact_fallback` then searches the whole problem with CP-SAT
+    (``seed`` and ``workers`` as in :func:`schedsearch.cpsat.model.solve_built`), within
+    what is left of ``budget`` (:data:`LAST_RESORT_SECONDS` without one).
+
+    Raises :class:`InputError` (rule FIT), naming the op that could not start and what
+    held memory, when that search proves no schedule exists, runs out of time, or is not
+    tried (above :data:`WHOLE_MODEL_MAX_OPS` ops).
+    """
+    sequences = _Sequences(inst, dag)
+    best, stall = _run_portfolio(inst, dag, sequences, _PORTFOLIO, budget, first_in_full=True)
     for name, window, reserve, two_ended in _FALLBACK if best is None else ():
-        order, tail = sequence("all", name)
+        order, tail = sequences.get("all", name)
         result = _Pass(inst, dag, order, window, reserve, tail, two_ended=two_ended).run()
         if isinstance(result, Solution):
             return Constructed(result, "constructive")
