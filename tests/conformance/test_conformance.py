@@ -11,7 +11,8 @@ document that passes and one that fails.
 - ``checker.verify`` and the reference checker report exactly the stated codes (when a
   case is FORMAT, FORMAT alone is compared: what a checker says beside a malformed
   document is not specified; ``UnusableInput`` counts as FORMAT);
-- ``models.formats.schedule_from_dict`` refuses exactly the FORMAT cases;
+- ``models.formats.schedule_from_dict`` refuses exactly the FORMAT cases, and so does
+  ``schedsearch trace`` (exit 2), end to end;
 - the schedule schema alone refuses exactly the FORMAT cases marked ``"schema": true``
   (the others are cross-references, ``lo < hi``, boxes inside shapes and byte ranges inside
   buffers, which no JSON Schema can state; ``models.formats`` checks them by hand).
@@ -31,6 +32,7 @@ import checker
 from models.errors import InputError
 from models.formats import schedule_from_dict, schedule_to_dict
 from models.schema import SCHEDULE_FORMAT, validator
+from schedsearch.cli import main as schedsearch
 
 from ..fuzz.reference_checker import CODES, reference_codes
 
@@ -130,3 +132,14 @@ def test_what_the_format_reader_accepts_survives_a_round_trip(case: Case) -> Non
     """Writing back loses nothing a reader accepted, ``meta`` on any object included."""
     schedule = schedule_from_dict(case.document())
     assert schedule_from_dict(schedule_to_dict(schedule)) == schedule
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+def test_a_schedsearch_command_refuses_exactly_the_format_cases(
+        case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """End to end: ``schedsearch trace`` exits 2 on a file iff ``schedcheck`` says FORMAT
+    (before the Boundaries, it refused a file ``verify`` had passed)."""
+    path = tmp_path / "schedule.json"
+    path.write_text(json.dumps(case.document()), "utf-8")
+    code = schedsearch(["trace", str(path), "-o", str(tmp_path / "trace.json")])
+    assert (code == 2) == ("FORMAT" in case.codes), capsys.readouterr().err
