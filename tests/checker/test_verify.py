@@ -41,13 +41,15 @@ def test_violations_are_sorted_by_code_in_table_order() -> None:
 
 
 def test_checker_loads_nothing_from_the_search() -> None:
-    """Fresh interpreter: import checker, verify, and no schedsearch/models module is there."""
+    """Fresh interpreter: import checker, verify, and no schedsearch/models module is there,
+    nor jsonschema: the checker's reader is independent of the schemas models/ uses."""
     program = (
         "import json, sys\n"
         "import checker\n"
         f"doc = json.loads({json.dumps(json.dumps(legal()))})\n"
         "assert checker.verify(doc).legal\n"
-        "bad = [m for m in sys.modules if m.split('.')[0] in ('schedsearch', 'models')]\n"
+        "bad = [m for m in sys.modules\n"
+        "       if m.split('.')[0] in ('schedsearch', 'models', 'jsonschema')]\n"
         "print(json.dumps(bad))\n")
     run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
                          cwd=ROOT, timeout=60)
@@ -60,3 +62,4 @@ def test_no_source_file_of_the_checker_mentions_the_search() -> None:
         text = source.read_text()
         assert "import schedsearch" not in text and "from schedsearch" not in text, source
         assert "import models" not in text and "from models" not in text, source
+        assert "jsonschema" not in text, source
