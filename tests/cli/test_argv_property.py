@@ -80,6 +80,16 @@ def pools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     return {"inputs": inputs, "outputs": outputs, "directories": directories}
 
 
+Program = tuple[Callable[[list[str]], int], argparse.ArgumentParser]
+
+
+@pytest.fixture(scope="module")
+def programs() -> list[Program]:
+    """Both command-line tools with their parsers, built once (building one imports every
+    command module, which has no place inside a strategy)."""
+    return [(schedsearch_main, schedsearch_parser()), (schedcheck_main, schedcheck_parser())]
+
+
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     return dict(action.choices)
@@ -102,11 +112,10 @@ def _values(action: argparse.Action, pools: dict[str, list[str]]) -> list[str]:
 
 
 @st.composite
-def argv(draw: st.DrawFn, pools: dict[str, list[str]]
+def argv(draw: st.DrawFn, programs: list[Program], pools: dict[str, list[str]]
          ) -> tuple[Callable[[list[str]], int], list[str]]:
     """A command line for one subcommand of schedsearch or schedcheck."""
-    program, parser = draw(st.sampled_from([(schedsearch_main, schedsearch_parser()),
-                                            (schedcheck_main, schedcheck_parser())]))
+    program, parser = draw(st.sampled_from(programs))
     commands = _subcommands(parser)
     command = draw(st.sampled_from(sorted(commands)))
     sub = commands[command]
@@ -134,8 +143,8 @@ def argv(draw: st.DrawFn, pools: dict[str, list[str]]
 @settings(max_examples=examples(0.6, minimum=10))
 @given(data=st.data())
 def test_random_command_lines_exit_0_1_2_or_130_without_a_traceback(
-        pools: dict[str, list[str]], data: st.DataObject) -> None:
-    program, args = data.draw(argv(pools), label="argv")
+        programs: list[Program], pools: dict[str, list[str]], data: st.DataObject) -> None:
+    program, args = data.draw(argv(programs, pools), label="argv")
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = program(args)
