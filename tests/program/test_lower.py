@@ -47,7 +47,7 @@ def test_queues_hold_each_units_ops_in_order_of_start(name: str) -> None:
         assert starts == sorted(starts)
 
 
-@settings(max_examples=examples(0.4))
+@settings(max_examples=examples(0.2))
 @given(st.data())
 def test_dropping_a_kept_wait_breaks_the_order_it_guards(data: st.DataObject) -> None:
     name = data.draw(st.sampled_from(EXAMPLES), label="example")

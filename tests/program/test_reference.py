@@ -3,15 +3,17 @@ legal schedules lowered to programs and then mutated."""
 
 from __future__ import annotations
 
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from tests.fuzz._budget import examples
 from tests.fuzz.strategies import legal_schedules
 
 from .programs import lowered, mutated, program_codes
 from .reference import reference_codes
 
 
+@settings(max_examples=examples(0.4))
 @given(legal_schedules())
 def test_lowered_random_schedules_are_legal_programs(schedule: dict) -> None:
     doc = lowered(schedule)
@@ -26,6 +28,7 @@ def test_checker_agrees_with_reference_on_mutations(data: st.DataObject,
     assert found == expected, (kind, found, expected, doc)
 
 
+@settings(max_examples=examples(0.4))
 @given(st.data(), legal_schedules())
 def test_closing_a_cycle_is_a_deadlock(data: st.DataObject, schedule: dict) -> None:
     doc = lowered(schedule)
