@@ -156,7 +156,9 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
     try:
         validate_problem(problem, target, source)
         inst = build_instance(problem, target)
+        dag_began = time.perf_counter()
         dag = build_dag(inst, granularity)
+        dag_seconds = time.perf_counter() - dag_began
     except InputError as error:
         raise refusal(error.with_source(source)) from None
     parts = dict(lower_bound(problem, target).parts)
@@ -176,7 +178,7 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
         raise refusal(error) from None
     solution = constructed.solution
     serial_budget = budget.share(SERIAL_SHARE)
-    serial = _tasks_in_sequence(inst, dag, granularity, serial_budget)
+    serial = _tasks_in_sequence(inst, dag, granularity, serial_budget, dag_seconds)
     budget.absorb(serial_budget)
     if serial is not None and serial.makespan(inst) < solution.makespan(inst) and \
             _respects(inst, dag, serial):
@@ -230,15 +232,17 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
                        status=status, stats=stats)
 
 
-def _tasks_in_sequence(inst: Instance, dag: Dag, granularity: str,
-                       budget: Budget) -> Solution | None:
+def _tasks_in_sequence(inst: Instance, dag: Dag, granularity: str, budget: Budget,
+                       dag_seconds: float) -> Solution | None:
     """The tasks one after another (a barrier between consecutive tasks), from the list
     scheduler's portfolio within ``budget``: the answer is never worse than that. None
     when ``dag`` already has the barriers, the problem is above :data:`SERIAL_MAX_OPS`
-    ops, the tasks cannot be put in one order, or no pass finishes in time (each stops
-    at the limit: this candidate is optional)."""
+    ops, less wall time is left than twice what deriving ``dag`` took (``dag_seconds``:
+    the barriers cost about as much, and cannot be stopped midway), the tasks cannot be
+    put in one order, or no pass finishes in time (each stops at the limit: this
+    candidate is optional)."""
     if granularity == "task" or len(set(inst.op_task)) < 2 or budget.exhausted() or \
-            inst.n_ops > SERIAL_MAX_OPS:
+            inst.n_ops > SERIAL_MAX_OPS or budget.wall_left() < 2 * dag_seconds:
         return None
     try:
         barriers = build_dag(inst, "task")
