@@ -29,9 +29,12 @@ def verify(document: Any) -> Report:
                 violations.extend(rule.check(model))
             else:
                 skipped.extend(rule.codes)
+        ops, buffers = len(model.op_names or ()), len(model.buffers)
+        # freed by reference counting while the collector still sleeps: otherwise its
+        # first pass after waking scans every object of the model (measured: 4% of verify)
+        del model
     violations = sort_violations(violations)
-    stats = make_stats(violations, len(model.op_names or ()), len(model.buffers),
-                       time.perf_counter() - began, skipped)
+    stats = make_stats(violations, ops, buffers, time.perf_counter() - began, skipped)
     return Report(violations, stats)
 
 
