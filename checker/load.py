@@ -779,11 +779,13 @@ class _Builder:
                 if type(mode) is int and type(start) is int and type(end) is int and \
                         MIN_INT <= mode <= MAX_INT and MIN_INT <= start <= MAX_INT and \
                         MIN_INT <= end <= MAX_INT and type(units) is dict and \
-                        type(o.get("meta", _EMPTY)) is dict and \
-                        all(lane in lanes and _fast_ints(indices)
-                            for lane, indices in units.items()):
-                    m.placements[name] = Placement(mode, start, end, units)
-                    continue
+                        type(o.get("meta", _EMPTY)) is dict:
+                    for lane, indices in units.items():
+                        if lane not in lanes or not _fast_ints(indices):
+                            break
+                    else:
+                        m.placements[name] = Placement(mode, start, end, units)
+                        continue
             path = _key("$.ops", name)
             names = {"ops": (name,)}
             try:
