@@ -26,7 +26,9 @@ class Evaluation:
     of ``[0, makespan)`` in which two or more distinct lane kinds are busy;
     ``peak_bytes[memory]`` = the largest sum of sizes of buffers live at one instant;
     ``extent_bytes[memory]`` = the highest ``offset + size`` used (what a kernel would
-    have to reserve); ``ddr_bytes`` = bytes moved by all tensor reads and writes.
+    have to reserve, and what the search's ``peak-memory`` secondary minimises); the two
+    differ, and each name means only its own quantity everywhere in the project;
+    ``ddr_bytes`` = bytes moved by all tensor reads and writes.
     """
 
     makespan: int
