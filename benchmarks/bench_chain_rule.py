@@ -5,7 +5,7 @@ the evaluation shapes below were fixed before the rule was tuned and are never t
 on: a small batch, a hidden size the tiles do not divide, very long rows, a consumer
 that cannot read the producer's memory, and a capacity shortfall. Every edge is measured
 with ``schedsearch.chain`` (paths A, B and C solved, verified and scored); the rule
-(:mod:`schedsearch.chain.rule`) sees only the shape. Prints per edge the three
+(:mod:`schedsearch.chains.rule`) sees only the shape. Prints per edge the three
 makespans, the best path, the rule's choice, what ran and the regret; then the mean and
 largest regret on each set. ``--plans DIR`` saves each evaluation choice as an
 ``npu-plan/1`` file. Figures of a time-limited search on a shared machine.
@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.common import write_figures  # noqa: E402
 from models.targets import load_target  # noqa: E402
 from models.workload import Workload, example_names, load_workload, workload_from_dict  # noqa: E402
-from schedsearch.chain.paths import ChainResult, PathName, chain_edges, chain_paths  # noqa: E402
-from schedsearch.chain.rule import (  # noqa: E402
+from schedsearch.chains.paths import ChainResult, PathName, chain_edges, chain_paths  # noqa: E402
+from schedsearch.chains.rule import (  # noqa: E402
     Rule,
     Shape,
     ran,

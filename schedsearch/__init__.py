@@ -8,17 +8,40 @@
 - :func:`chain`: paths A, B and C of each producer -> consumer edge of a workload;
 - :func:`whatif`: the gain of idealising one resource at a time, then all together.
 
-``chain`` and ``whatif`` are also the names of the modules that define them
-(``schedsearch.chain.paths``, ``schedsearch.whatif``): import their types with
-``from schedsearch.whatif import WhatIf``, not ``import schedsearch.whatif as ...``.
+``chain`` and ``whatif`` are defined in ``schedsearch.chains.paths`` and
+``schedsearch.idealise``, where their result types live too.
+
+The functions are imported on first use (PEP 562), so that importing one submodule, as
+each command of the ``schedsearch`` tool does, does not load every library of the others.
 """
 
-from schedsearch.api import solve
-from schedsearch.chain.paths import chain_paths as chain
-from schedsearch.paths import compare
-from schedsearch.plans import select
-from schedsearch.program import lower
-from schedsearch.tuning.joint import tune
-from schedsearch.whatif import whatif
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = ["solve", "compare", "select", "tune", "lower", "chain", "whatif"]
+
+#: Public name -> (module, attribute).
+_EXPORTS = {
+    "solve": ("schedsearch.api", "solve"),
+    "compare": ("schedsearch.paths", "compare"),
+    "select": ("schedsearch.plans", "select"),
+    "tune": ("schedsearch.tuning.joint", "tune"),
+    "lower": ("schedsearch.program", "lower"),
+    "chain": ("schedsearch.chains.paths", "chain_paths"),
+    "whatif": ("schedsearch.idealise", "whatif"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'schedsearch' has no attribute {name!r}")
+    module, attribute = _EXPORTS[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

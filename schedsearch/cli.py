@@ -43,12 +43,13 @@ class _Formatter(argparse.HelpFormatter):
                 self._action_max_length = max(self._action_max_length, length)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: tuple[str, ...] = COMMANDS) -> argparse.ArgumentParser:
+    """The parser of ``commands`` (all of them by default, as ``--help`` lists them)."""
     parser = _Parser(
         prog="schedsearch", formatter_class=_Formatter,
         description="Search static schedules for NPU engines; see `schedcheck` to verify.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in commands:
         importlib.import_module(f"schedsearch.commands.{name}").register(subparsers)
     return parser
 
@@ -76,7 +77,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    # Only the named command's module is imported: each pulls in its own heavy libraries
+    # (OR-Tools, SciPy, Matplotlib), which would otherwise cost every command seconds.
+    chosen = (words[0],) if words and words[0] in COMMANDS else COMMANDS
+    parser = build_parser(chosen)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # --help, or a bad option (argparse printed why)

@@ -1,6 +1,6 @@
 """``schedsearch chain WORKLOAD``: paths A, B and C of every producer -> consumer edge.
 
-For each edge (see :mod:`schedsearch.chain.paths`) prints one row per path: the variant
+For each edge (see :mod:`schedsearch.chains.paths`) prints one row per path: the variant
 that won it, the end-to-end makespan, the device time, its critical path split into
 compute, data movement (the intermediate's share in brackets), conversion, wait and
 launch/sync, launches, events, peak memory and whether the checker accepts the
@@ -17,7 +17,7 @@ from typing import Any
 
 from models.targets import load_target
 from models.workload import load_workload
-from schedsearch.chain.paths import ChainResult, PathName, chain_paths
+from schedsearch.chains.paths import ChainResult, PathName, chain_paths
 from schedsearch.commands.options import add_search_options, add_target_option
 from schedsearch.paths import SolveOptions
 

@@ -17,7 +17,7 @@ from typing import Any
 from models.workload import load_problem_input
 from schedsearch.commands.options import add_search_options, add_target_option
 from schedsearch.paths import SolveOptions
-from schedsearch.whatif import WhatIf, whatif
+from schedsearch.idealise import WhatIf, whatif
 
 
 def register(subparsers: Any) -> None:

@@ -10,7 +10,7 @@ from models.formats import Problem, Schedule, Target
 from models.targets import load_target
 from models.workload import tile, workload_from_dict
 from schedsearch.api import solve
-from schedsearch.chain.paths import ChainResult, chain_paths
+from schedsearch.chains.paths import ChainResult, chain_paths
 from schedsearch.paths import SolveOptions
 
 OPTIONS = SolveOptions(time_limit=0.5, seed=0, workers=1)

@@ -9,7 +9,7 @@ import pytest
 
 from models.errors import InputError
 from models.workload import workload_from_dict
-from schedsearch.chain.paths import ChainResult, PathName, chain_edges, chain_paths
+from schedsearch.chains.paths import ChainResult, PathName, chain_edges, chain_paths
 from schedsearch.cli import main
 from schedsearch.paths import speedup_bound
 from tests.chain.conftest import CHAIN, OPTIONS, tiled

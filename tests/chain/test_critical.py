@@ -16,7 +16,7 @@ from models.formats import (
     Task,
     Tensor,
 )
-from schedsearch.chain.critical import critical_path, split
+from schedsearch.chains.critical import critical_path, split
 
 TARGET = Target("t", lanes={"DMA": 1, "HVX": 1}, budgets={},
                 memories={"V": Memory(1024, 1)})

@@ -10,7 +10,7 @@ from checker import verify
 from models.formats import Problem, schedule_to_dict
 from models.layouts import Layout, apply_layout
 from schedsearch.api import solve
-from schedsearch.chain.forward import NotForwardable, forward
+from schedsearch.chains.forward import NotForwardable, forward
 from tests.chain.conftest import CHAIN, OPTIONS, tiled
 
 

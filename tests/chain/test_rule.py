@@ -7,8 +7,8 @@ from dataclasses import replace
 import pytest
 
 from models.workload import workload_from_dict
-from schedsearch.chain.paths import ChainResult, PathName, chain_edges
-from schedsearch.chain.rule import FILLS, Rule, Shape, ran, regret, rule_plan, shape_of, tune_rule
+from schedsearch.chains.paths import ChainResult, PathName, chain_edges
+from schedsearch.chains.rule import FILLS, Rule, Shape, ran, regret, rule_plan, shape_of, tune_rule
 from schedsearch.plans import Request, plan_from_dict, plan_to_dict, select
 from tests.chain.conftest import CHAIN, tiled
 

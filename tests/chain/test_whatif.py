@@ -10,7 +10,7 @@ import pytest
 from models.cost import overheads
 from models.formats import Problem, Target
 from schedsearch.cli import main
-from schedsearch.whatif import (
+from schedsearch.idealise import (
     Idealisation,
     IdealKind,
     WhatIf,

@@ -12,16 +12,16 @@ For an edge where a vector-engine task (``rmsnorm``, ``elementwise``) writes the
   the faster layout is B.
 - **C**, forwarded on chip: one entry; the producer writes tiles into its on-chip
   buffers and the GEMM's matrix ops read them directly
-  (:func:`schedsearch.chain.forward.forward`); the producer's row blocks are rounded up
+  (:func:`schedsearch.chains.forward.forward`); the producer's row blocks are rounded up
   to whole matrix tiles, and each GEMM tile waits for exactly the blocks holding the
   rows it needs. Where the vector engine's memory is not the matrix engine's, there is
   no path C (the result says why).
 
 Layout costs come from :func:`models.layouts.apply_layout`. A and B are scored as
 ``compare``'s path 1 (separate kernels, each solved alone, one launch each); C as a
-fused entry (one launch, :func:`schedsearch.chain.score.sync_events` events). Every
+fused entry (one launch, :func:`schedsearch.chains.score.sync_events` events). Every
 schedule is verified by the checker. Each path's critical path is split into compute,
-data movement, conversion, wait and launch/sync (:mod:`schedsearch.chain.critical`).
+data movement, conversion, wait and launch/sync (:mod:`schedsearch.chains.critical`).
 
 The recoverable loss: ``f`` is the share of A's end-to-end time that B or C could
 remove at best: its critical path's conversion, the movement of the intermediate
@@ -45,9 +45,9 @@ from models.layouts import Layout, apply_layout
 from models.ops.builder import round_up
 from models.workload import Workload, WorkloadTask, tile
 from schedsearch.api import solve
-from schedsearch.chain.critical import Split, split
-from schedsearch.chain.forward import NotForwardable, forward
-from schedsearch.chain.score import score_fused
+from schedsearch.chains.critical import Split, split
+from schedsearch.chains.forward import NotForwardable, forward
+from schedsearch.chains.score import score_fused
 from schedsearch.paths import PathResult, SolveOptions, fallback_path, speedup_bound
 
 __all__ = ["DEFAULT_OPTIONS", "PathName", "Edge", "ChainPath", "ChainResult", "PRODUCERS",

@@ -35,7 +35,7 @@ from models.cost import cost_model
 from models.dtypes import DTYPE_BYTES
 from models.formats import Schedule, Target, schedule_to_dict
 from models.ops.builder import round_up
-from schedsearch.chain.paths import ChainPath, ChainResult, Edge, PathName
+from schedsearch.chains.paths import ChainPath, ChainResult, Edge, PathName
 from schedsearch.plans import Plan, domain_of, path_cost
 
 __all__ = ["Shape", "Rule", "FILLS", "shape_of", "regret", "ran", "tune_rule", "rule_plan"]

@@ -19,7 +19,7 @@ the baseline. Gains do not add: removing one bottleneck exposes the next, so the
 shows the combined run itself, never a sum or product of the rows.
 
 Each lane row also shows the estimate a profile would suggest: the share ``f`` of the
-baseline's end-to-end time that its critical path (:mod:`schedsearch.chain.critical`)
+baseline's end-to-end time that its critical path (:mod:`schedsearch.chains.critical`)
 spends on that lane kind, and ``1 / (1 - f)``, the gain if that time simply vanished
 (for the synchronisation row ``f`` is the overhead's share, and the estimate is exact).
 Where the solved gain falls short of the estimate, the bottleneck moved; ``bottleneck``
@@ -43,8 +43,8 @@ from models.bounds import lower_bound
 from models.cost import Overheads, overheads
 from models.formats import Memory, Problem, Schedule, Target
 from schedsearch.api import solve
-from schedsearch.chain.critical import critical_path
-from schedsearch.chain.score import score_fused
+from schedsearch.chains.critical import critical_path
+from schedsearch.chains.score import score_fused
 from schedsearch.paths import PathResult, SolveOptions, speedup_bound
 
 __all__ = ["DEFAULT_OPTIONS", "IdealKind", "Idealisation", "WhatIfRow", "WhatIf",
