@@ -68,7 +68,7 @@ from schedsearch.contention import Activity, overloaded, simulate
 __all__ = ["PATH_NAMES", "PathResult", "Comparison", "SolveOptions", "DEFAULT_OPTIONS",
            "Solver", "compare", "fallback_path", "separate_kernels", "concurrent_kernels",
            "fused", "task_order", "restrict", "cross_task_edges", "cross_task_events",
-           "apportion", "speedup_bound"]
+           "apportion", "speedup_bound", "score_path"]
 
 PATH_NAMES = ("separate", "concurrent", "fused-barrier", "fused-interleaved")
 
@@ -601,9 +601,12 @@ def cross_task_events(schedule: Schedule) -> int:
 
 
 # ----------------------------------------------------------------------------- comparing
-def _result(name: str, schedule: Schedule, *, launches: int, events: int, barriers: int,
+def score_path(name: str, schedule: Schedule, *, launches: int, events: int, barriers: int,
             costs: Overheads, note: str = "", uncontended_makespan: int | None = None,
             contention: int = 0) -> PathResult:
+    """One path's schedule scored by the cost model, its overheads added, and the
+    checker's verdict on it: how every path, here and in :mod:`schedsearch.chains`, is
+    scored."""
     report = verify(schedule_to_dict(schedule))
     codes = tuple(sorted({v.code for v in report.violations}))
     overhead = (launches * costs.launch_ns + events * costs.event_ns
@@ -623,7 +626,7 @@ def _default_solver() -> Solver:
 def _separate(problem: Problem, target: Target, solver: Solver, options: SolveOptions,
               costs: Overheads) -> tuple[PathResult, dict[str, _Kernel]]:
     schedule, solo = separate_kernels(problem, target, solver, options)
-    return _result("separate", schedule, launches=len(problem.tasks), events=0, barriers=0,
+    return score_path("separate", schedule, launches=len(problem.tasks), events=0, barriers=0,
                    costs=costs), solo
 
 
@@ -634,7 +637,7 @@ def _concurrent(problem: Problem, target: Target, solver: Solver, options: Solve
     if run.overloaded:
         note += ("; DDR demand exceeded the budget: ops stretched by the fluid model, so "
                  "the file's full draws over the longer windows break BUDGET")
-    return _result("concurrent", run.schedule, launches=len(problem.tasks), events=0,
+    return score_path("concurrent", run.schedule, launches=len(problem.tasks), events=0,
                    barriers=0, costs=costs, note=note, uncontended_makespan=run.uncontended,
                    contention=run.contention)
 
@@ -668,10 +671,10 @@ def compare(problem: Problem, target: Target, *, solver: Solver | None = None,
                         "schedule, one after another, is also a fused schedule with "
                         "barriers and is shorter: it is kept")
         task_schedule = replace(separate.schedule, meta={"path": "fused-barrier"})
-    barrier = _result("fused-barrier", task_schedule, launches=1, events=0,
+    barrier = score_path("fused-barrier", task_schedule, launches=1, events=0,
                       barriers=max(0, tasks - 1), costs=costs, note=barrier_note)
     tile = fused(problem, target, solver, options, "tile")
-    interleaved = _result("fused-interleaved", tile, launches=1,
+    interleaved = score_path("fused-interleaved", tile, launches=1,
                           events=cross_task_events(tile), barriers=0, costs=costs)
     if interleaved.makespan > barrier.makespan:
         interleaved = replace(barrier, name="fused-interleaved",

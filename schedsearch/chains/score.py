@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from models.cost import Overheads
 from models.formats import Schedule
-from schedsearch.paths import PathResult
-from schedsearch.paths import _result as path_result
+from schedsearch.paths import PathResult, score_path
 
 __all__ = ["sync_events", "score_fused"]
 
@@ -44,5 +43,5 @@ def sync_events(schedule: Schedule) -> int:
 
 def score_fused(name: str, schedule: Schedule, costs: Overheads, note: str = "") -> PathResult:
     """One entry, tiles interleaved: one launch, :func:`sync_events` events, verified."""
-    return path_result(name, schedule, launches=1, events=sync_events(schedule), barriers=0,
+    return score_path(name, schedule, launches=1, events=sync_events(schedule), barriers=0,
                        costs=costs, note=note)
