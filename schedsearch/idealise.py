@@ -198,8 +198,7 @@ def whatif(problem: Problem, target: Target, *,
         label = "+".join(i.label for i in ideals) or "baseline"
         if base is not None and all(i.kind is IdealKind.SYNC for i in ideals):
             return score_fused(label, base.schedule, c), bottleneck(p, t), ""
-        found = score_fused(label, solve(p, t, time_limit=options.time_limit,
-                                         seed=options.seed, workers=options.workers), c)
+        found = score_fused(label, solve(p, t, **options.search()), c)
         if base is None:
             return found, bottleneck(p, t), ""
         kept = score_fused(label, replace(base.schedule, problem=p, target=t,

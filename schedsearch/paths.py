@@ -72,17 +72,26 @@ __all__ = ["PATH_NAMES", "PathResult", "Comparison", "SolveOptions", "DEFAULT_OP
 
 PATH_NAMES = ("separate", "concurrent", "fused-barrier", "fused-interleaved")
 
-#: ``solve(problem, target, *, time_limit, seed, workers, granularity) -> Schedule``.
+#: ``solve(problem, target, *, time_limit, seed, workers, reproducible, granularity)
+#: -> Schedule``.
 Solver = Callable[..., Schedule]
 
 
 @dataclass(frozen=True, slots=True)
 class SolveOptions:
-    """What every solve of a comparison gets: the same limit, seed and worker count."""
+    """What every solve of a comparison gets: the same limit, seed and worker count, and
+    whether the search stops by its deterministic work budget (``reproducible``) or uses
+    the whole limit."""
 
     time_limit: float = 10.0
     seed: int = 0
     workers: int = 2
+    reproducible: bool = True
+
+    def search(self) -> dict[str, float | int | bool]:
+        """These options as the keyword arguments of :func:`schedsearch.api.solve`."""
+        return {"time_limit": self.time_limit, "seed": self.seed, "workers": self.workers,
+                "reproducible": self.reproducible}
 
 
 DEFAULT_OPTIONS = SolveOptions()
@@ -315,8 +324,7 @@ def _solve_kernel(problem: Problem, target: Target, task: str, solver: Solver,
         reduced = replace(target, name=f"{target.name}/{task}",
                           lanes={k: n for k, n in (lanes or target.lanes).items() if n > 0},
                           memories=memories, meta=None)
-    schedule = solver(sub, reduced, time_limit=options.time_limit, seed=options.seed,
-                      workers=options.workers, granularity="tile")
+    schedule = solver(sub, reduced, granularity="tile", **options.search())
     return _Kernel(task, schedule, modes, dict(lane_base or {}),
                    {name: base for name, (base, _) in (memory or {}).items()})
 
@@ -588,8 +596,7 @@ def concurrent_kernels(problem: Problem, target: Target, solver: Solver,
 def fused(problem: Problem, target: Target, solver: Solver, options: SolveOptions,
           granularity: str) -> Schedule:
     """Paths 3 (``granularity="task"``) and 4 (``"tile"``): one entry for every task."""
-    return solver(problem, target, time_limit=options.time_limit, seed=options.seed,
-                  workers=options.workers, granularity=granularity)
+    return solver(problem, target, granularity=granularity, **options.search())
 
 
 def cross_task_events(schedule: Schedule) -> int:

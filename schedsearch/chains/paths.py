@@ -213,8 +213,7 @@ def _path_c(workload: Workload, edge: Edge, target: Target,
     problem = tile(_workload(workload, "C", producer, edge.consumer), target)
     problem = forward(apply_layout(problem, target, edge.tensor, Layout.TILED), target,
                       edge.tensor)
-    schedule = solve(problem, target, time_limit=options.time_limit, seed=options.seed,
-                     workers=options.workers)
+    schedule = solve(problem, target, **options.search())
     result = score_fused("C", schedule, overheads(target))
     return ChainPath(PathName.C, f"forwarded, {block}-row blocks", result,
                      split(schedule, result.overhead, frozenset({edge.tensor})))

@@ -43,7 +43,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload)
     target = load_target(args.target or workload.target)
-    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers)
+    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers,
+                           reproducible=args.reproducible)
     results = chain_paths(workload, target, options=options)
     if args.json:
         print(json.dumps({"workload": workload.name, "target": target.name,

@@ -56,7 +56,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     problem, target = load_problem_input(args.workload, args.target, args.max_ops,
                                          dims_of(args))
-    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers)
+    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers,
+                           reproducible=args.reproducible)
     with interrupt.cooperating(), display("compare") as shown:
         comparison = compare(problem, target, solver=_showing(shown), options=options)
     if interrupt.requested():  # the paths searched after the request are not comparable

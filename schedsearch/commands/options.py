@@ -137,11 +137,15 @@ def add_size_option(parser: argparse.ArgumentParser) -> None:
 
 def add_search_options(parser: argparse.ArgumentParser, *, time_limit: float,
                        time_help: str) -> None:
-    """``--time-limit S`` (default ``time_limit``), ``--seed N``, ``--workers W``."""
+    """``--time-limit S`` (default ``time_limit``), ``--seed N``, ``--workers W`` and
+    ``--reproducible`` (stop by the deterministic work budget instead of the clock)."""
     parser.add_argument("--time-limit", type=limit_seconds, default=time_limit,
                         metavar="S", help=f"{time_help} (default {time_limit:g})")
     parser.add_argument("--seed", type=seed_number, default=0, metavar="N",
                         help=f"random seed, 0 to {MAX_SEED} (default 0)")
     parser.add_argument("--workers", type=worker_count, default=2, metavar="W",
-                        help="parallel CP-SAT runs, one thread each (default 2); the same "
-                             "seed and workers give the same schedule")
+                        help="parallel CP-SAT runs, one thread each (default 2)")
+    parser.add_argument("--reproducible", action="store_true",
+                        help="stop each search by its deterministic work budget, so that the "
+                             "same seed and workers give the same schedule (default: search "
+                             "until the time limit, or until the bound is reached)")

@@ -42,7 +42,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     plans = read_plans(args.plans)
     request = read_request(args.request)
-    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers)
+    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers,
+                           reproducible=args.reproducible)
     with interrupt.cooperating():
         choice = select(plans, request, fallback=args.fallback, options=options)
     if interrupt.requested():

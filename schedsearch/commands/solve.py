@@ -89,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
             shown.stage("preparing", f"{len(problem.ops)} ops")
             report = solve_report(problem, target, time_limit=args.time_limit,
                                   seed=args.seed, workers=args.workers,
+                                  reproducible=args.reproducible,
                                   granularity=args.granularity, secondary=args.secondary,
                                   progress=shown.progress, source=args.input,
                                   started=started)

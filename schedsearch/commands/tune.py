@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     target = load_target(args.target or workload.target)
     with interrupt.cooperating(), display("tune") as shown:
         result = tune(workload, target, time_limit=args.time_limit, seed=args.seed,
-                      workers=args.workers,
+                      workers=args.workers, reproducible=args.reproducible,
                       on_stage=lambda stage, note: shown.stage(stage, note, fresh=True),
                       progress=shown.progress)
     if interrupt.requested():  # configurations screened after the request were cut short
@@ -206,7 +206,7 @@ def _run_many(args: argparse.Namespace) -> int:
             failed[path.stem] = str(error)
             continue
         jobs.append(Job(path.stem, workload, targets[name], args.time_limit, args.seed,
-                        args.workers))
+                        args.workers, args.reproducible))
     try:
         results.mkdir(parents=True, exist_ok=True)
     except OSError as error:

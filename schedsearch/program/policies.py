@@ -166,8 +166,7 @@ def _barrier_plan(program: Program, costs: Overheads, options: SolveOptions) -> 
     from schedsearch.api import solve
 
     schedule = program.schedule
-    tasked = solve(schedule.problem, schedule.target, granularity="task",
-                   time_limit=options.time_limit, seed=options.seed, workers=options.workers)
+    tasked = solve(schedule.problem, schedule.target, granularity="task", **options.search())
     lowered = lower(tasked)
     plan, queues = _static(lowered, costs, _phases_by_start(tasked), costs.barrier_ns)
     return PolicyPlan(Policy.BARRIER, plan, tasked.makespan, queues)

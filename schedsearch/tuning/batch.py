@@ -47,6 +47,7 @@ class Job:
     time_limit: float
     seed: int
     workers: int
+    reproducible: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +95,7 @@ def run_job(job: Job) -> Outcome:
     """Tune one workload; unusable input becomes the outcome's error, not an exception."""
     try:
         result = tune(job.workload, job.target, time_limit=job.time_limit, seed=job.seed,
-                      workers=job.workers)
+                      workers=job.workers, reproducible=job.reproducible)
     except InputError as error:
         return Outcome(job.key, None, str(error))
     document = {"workload": job.workload.name, "target": job.target.name,

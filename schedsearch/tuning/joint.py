@@ -140,13 +140,14 @@ class TuneResult:
 
 
 def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: int = 0,
-         workers: int = 2, finalists: int = FINALISTS,
+         workers: int = 2, finalists: int = FINALISTS, reproducible: bool = True,
          on_stage: Callable[[str, str], None] | None = None,
          progress: Callable[[Progress], None] | None = None) -> TuneResult:
     """The best configuration of ``workload`` on ``target`` found within ``time_limit``.
 
     ``on_stage(stage, note)`` hears when screening and each finalist's search begin,
-    ``progress`` the finalists' searches (as :func:`schedsearch.api.solve`'s).
+    ``progress`` the finalists' searches (as :func:`schedsearch.api.solve`'s);
+    ``reproducible`` is passed on to each finalist's search.
 
     Raises :class:`InputError` if neither the workload as given nor its leanest
     configuration can be tiled and scheduled on the target (the error is the one the
@@ -166,7 +167,7 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
     finals = ([start] if start is not None else []) + [
         e for e in ranked if e.configuration != default][:finalists + (start is None)]
     results = _search(workload, target, finals, max(time_limit - spent, 0.0) / len(finals),
-                      time_limit, begin, seed, workers, on_stage, progress)
+                      time_limit, begin, seed, workers, reproducible, on_stage, progress)
     winner = min(range(len(finals)), key=lambda i: (results[i][0].makespan, i))
     searched = {e.configuration: s.makespan
                 for e, (s, full) in zip(finals, results, strict=True) if full}
@@ -239,7 +240,7 @@ def _alone(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...], in
 
 
 def _search(workload: Workload, target: Target, chosen: list[Estimate], share: float,
-            time_limit: float, begin: float, seed: int, workers: int,
+            time_limit: float, begin: float, seed: int, workers: int, reproducible: bool,
             on_stage: Callable[[str, str], None] | None,
             progress: Callable[[Progress], None] | None) -> list[tuple[Schedule, bool]]:
     """Per finalist, its schedule and whether the full search produced it (see the module
@@ -256,7 +257,7 @@ def _search(workload: Workload, target: Target, chosen: list[Estimate], share: f
         if on_stage is not None:
             on_stage(f"finalist {i + 1}/{len(chosen)}", f"{len(problem.ops)} ops")
         schedule = solve(problem, target, time_limit=max(share, 1e-3), seed=seed,
-                         workers=workers, progress=progress)
+                         workers=workers, reproducible=reproducible, progress=progress)
         rate = max(rate, (time.perf_counter() - started) / max(share, 1e-3))
         results.append((schedule, True))
     return results
