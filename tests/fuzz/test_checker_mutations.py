@@ -54,7 +54,12 @@ def test_checker_agrees_with_the_reference(doc: dict[str, Any], data: st.DataObj
                       label="mutations")
     mutant, applied = apply_chain(doc, chain, data.draw)
     note(f"applied {applied}: {dump(mutant)}")
-    expected, actual = reference_codes(mutant), real_codes(mutant)
+    try:
+        expected = reference_codes(mutant)
+    except TooLarge:  # a boundary value made a size or a shape huge
+        event("reference: too large")
+        reject()
+    actual = real_codes(mutant)
     for code in sorted(expected):
         event(f"reference reports {code}")
     if not expected:
