@@ -75,9 +75,14 @@ def critical_path(problem: Problem) -> int:
     return max(finish.values(), default=0)
 
 
-def lower_bound(problem: Problem, target: Target) -> LowerBound:
+def lower_bound(problem: Problem, target: Target, *,
+                relaxation: EnergyRelaxation | None = None) -> LowerBound:
     """The bound and its parts (see the module docstring); the problem must name only
-    lanes and budgets of the target (:func:`models.validate.validate_problem`)."""
+    lanes and budgets of the target (:func:`models.validate.validate_problem`).
+
+    ``relaxation`` is :func:`energy_relaxation` of the same problem and target when the
+    caller already solved it (the search also needs its prices): the LP is then not
+    solved again."""
     capacities = {**{f"lane:{k}": (k, n, "lanes") for k, n in target.lanes.items()},
                   **{f"budget:{b}": (b, c, "budgets") for b, c in target.budgets.items()}}
     parts: dict[str, int] = {}
@@ -93,7 +98,9 @@ def lower_bound(problem: Problem, target: Target) -> LowerBound:
         key = f"disjunctive:{resource}"  # a lane and a budget may share a name
         parts[key] = max(parts.get(key, 0), chain)
     parts["critical_path"] = critical_path(problem)
-    parts["energy"] = energy_bound(problem, target)
+    if relaxation is None:
+        relaxation = energy_relaxation(problem, target)
+    parts["energy"] = 0 if relaxation is None else relaxation.bound()
     parts.update(memory_bound_parts(problem, target))
     configuration = configuration_bound(problem, target, known=max(parts.values()))
     if configuration is not None:  # None: it cannot beat the parts above
@@ -110,6 +117,11 @@ class EnergyRelaxation:
 
     makespan: float
     prices: dict[str, float]
+
+    def bound(self) -> int:
+        """The ``energy`` part: the LP optimum, rounded up after a tolerance for the
+        simplex method's precision (a bound must never exceed the true optimum)."""
+        return ceil_bound(self.makespan)
 
     def mode_price(self, duration: int, lanes: Iterable[tuple[str, int]],
                    budgets: Iterable[tuple[str, int]]) -> float:
@@ -154,9 +166,6 @@ def energy_relaxation(problem: Problem, target: Target) -> EnergyRelaxation | No
 
 
 def energy_bound(problem: Problem, target: Target) -> int:
-    """The ``energy`` part: the LP optimum, rounded up after a tolerance for the simplex
-    method's precision (a bound must never exceed the true optimum)."""
+    """The ``energy`` part (:meth:`EnergyRelaxation.bound`; 0 with nothing to bound)."""
     relaxation = energy_relaxation(problem, target)
-    if relaxation is None:
-        return 0
-    return ceil_bound(relaxation.makespan)
+    return 0 if relaxation is None else relaxation.bound()

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from models.bounds import lower_bound
+from models.bounds import energy_relaxation, lower_bound
 from models.errors import InputError
 from models.evaluation import evaluate
 from models.formats import Problem, Schedule, Target
@@ -50,6 +50,7 @@ from schedsearch.constructive import (
     Constructed,
     construct_report,
     construct_within,
+    priced_modes,
     tails,
 )
 from schedsearch.cpsat.model import (
@@ -139,7 +140,8 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
                  secondary: str | None = None, placement: bool = True,
                  reproducible: bool = True,
                  progress: Callable[[Progress], None] | None = None,
-                 source: str = "<problem>", started: float | None = None) -> SolveReport:
+                 source: str = "<problem>", started: float | None = None,
+                 validated: bool = False) -> SolveReport:
     """:func:`solve`, with the lower bound and the cost model's figures of the result.
 
     ``started`` (a :func:`time.perf_counter` value, default now) is when the time limit
@@ -148,20 +150,27 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
     saying whether that is proved; a stop request (:mod:`schedsearch.interrupt`) ends the
     search with the best legal schedule so far (status INTERRUPTED), or raises
     :class:`~schedsearch.interrupt.Interrupted` when there is none yet.
+
+    ``validated`` says the caller already checked ``problem`` against ``target``
+    (:func:`models.workload.load_problem_input` does): the check is then not repeated.
+    The energy LP is solved once, for the bound and for the list scheduler's prices.
     """
     if secondary is not None and secondary not in SECONDARIES:
         raise InputError(f"secondary must be one of {SECONDARIES}, got {secondary!r}",
                          source="<options>", rule="OPTION")
     begin = time.perf_counter() if started is None else started
     try:
-        validate_problem(problem, target, source)
+        if not validated:
+            validate_problem(problem, target, source)
         inst = build_instance(problem, target)
         dag_began = time.perf_counter()
         dag = build_dag(inst, granularity)
         dag_seconds = time.perf_counter() - dag_began
     except InputError as error:
         raise refusal(error.with_source(source)) from None
-    parts = dict(lower_bound(problem, target).parts)
+    relaxation = energy_relaxation(problem, target)
+    priced = priced_modes(inst, relaxation)
+    parts = dict(lower_bound(problem, target, relaxation=relaxation).parts)
     parts["dependency_chain"] = max(tails(inst, dag), default=0)
     bound = max(parts.values(), default=0)
 
@@ -171,14 +180,15 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
 
     budget = Budget.start(time_limit, begin=begin, reproducible=reproducible)
     try:
-        constructed = construct_report(inst, dag, source, budget, seed=seed, workers=workers)
+        constructed = construct_report(inst, dag, source, budget, seed=seed, workers=workers,
+                                       priced=priced)
     except InputError as error:
         if interrupt.requested():
             raise interrupt.Interrupted() from None
         raise refusal(error) from None
     solution = constructed.solution
     serial_budget = budget.share(SERIAL_SHARE)
-    serial = _tasks_in_sequence(inst, dag, granularity, serial_budget, dag_seconds)
+    serial = _tasks_in_sequence(inst, dag, granularity, serial_budget, dag_seconds, priced)
     budget.absorb(serial_budget)
     if serial is not None and serial.makespan(inst) < solution.makespan(inst) and \
             _respects(inst, dag, serial):
@@ -233,14 +243,15 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
 
 
 def _tasks_in_sequence(inst: Instance, dag: Dag, granularity: str, budget: Budget,
-                       dag_seconds: float) -> Solution | None:
+                       dag_seconds: float, priced: list[list[int]]) -> Solution | None:
     """The tasks one after another (a barrier between consecutive tasks), from the list
     scheduler's portfolio within ``budget``: the answer is never worse than that. None
     when ``dag`` already has the barriers, the problem is above :data:`SERIAL_MAX_OPS`
     ops, less wall time is left than twice what deriving ``dag`` took (``dag_seconds``:
     the barriers cost about as much, and cannot be stopped midway), the tasks cannot be
     put in one order, or no pass finishes in time (each stops at the limit: this
-    candidate is optional)."""
+    candidate is optional). ``priced``: the priced policy's modes, shared with the main
+    portfolio."""
     if granularity == "task" or len(set(inst.op_task)) < 2 or budget.exhausted() or \
             inst.n_ops > SERIAL_MAX_OPS or budget.wall_left() < 2 * dag_seconds:
         return None
@@ -248,7 +259,7 @@ def _tasks_in_sequence(inst: Instance, dag: Dag, granularity: str, budget: Budge
         barriers = build_dag(inst, "task")
     except InputError:
         return None
-    return construct_within(inst, barriers, budget, SERIAL_PORTFOLIO)
+    return construct_within(inst, barriers, budget, SERIAL_PORTFOLIO, priced)
 
 
 def _respects(inst: Instance, dag: Dag, solution: Solution) -> bool:

@@ -42,6 +42,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from models.bounds import EnergyRelaxation, energy_relaxation
 from models.errors import InputError
 from schedsearch.budget import Budget
 from schedsearch.cpsat.model import WHOLE_MODEL_MAX_OPS, build, solve_built, whole_problem
@@ -518,11 +519,12 @@ CHARGE_PER_TRY = 5e-6
 _PRICE_TOLERANCE = 1e-6
 
 
-def priced_modes(inst: Instance) -> list[list[int]]:
-    """Per op, the modes whose price (:func:`schedsearch.modes.mode_prices`) is its
-    cheapest: what the ``priced`` policy allows."""
+def priced_modes(inst: Instance, relaxation: EnergyRelaxation | None) -> list[list[int]]:
+    """Per op, the modes whose price under ``relaxation``
+    (:func:`schedsearch.modes.mode_prices`) is its cheapest: what the ``priced`` policy
+    allows."""
     allowed = []
-    for prices in mode_prices(inst):
+    for prices in mode_prices(inst, relaxation):
         cheapest = min(prices)
         allowed.append([k for k, price in enumerate(prices)
                         if price <= cheapest * (1 + _PRICE_TOLERANCE) + 1e-12])
@@ -546,12 +548,15 @@ def construct(inst: Instance, dag: Dag, source: str = "<problem>",
 
 class _Sequences:
     """The mode policies that apply to ``inst`` and each (policy, sequence) computed
-    once: the order and the tails it was ranked by."""
+    once: the order and the tails it was ranked by. ``priced`` is :func:`priced_modes`
+    when the caller already has it (it costs an LP), else it is computed here."""
 
-    def __init__(self, inst: Instance, dag: Dag) -> None:
+    def __init__(self, inst: Instance, dag: Dag, priced: list[list[int]] | None = None
+                 ) -> None:
         self.inst, self.dag = inst, dag
         self.policies: dict[str, list[list[int]] | None] = {"all": None}
-        priced = priced_modes(inst)
+        if priced is None:
+            priced = priced_modes(inst, energy_relaxation(inst.problem, inst.target))
         if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(priced)):
             self.policies["priced"] = priced
         self.cache: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
@@ -602,18 +607,21 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
 
 
 def construct_within(inst: Instance, dag: Dag, budget: Budget,
-                     portfolio: Sequence[PassSpec]) -> Solution | None:
+                     portfolio: Sequence[PassSpec],
+                     priced: list[list[int]] | None = None) -> Solution | None:
     """The shortest legal solution of the passes of ``portfolio`` that finish within
     ``budget`` (each pass stops when its work or the deadline runs out; no fallback), or
-    None: for an optional candidate, which must not run past the time limit."""
-    best, _ = _run_portfolio(inst, dag, _Sequences(inst, dag), portfolio, budget,
+    None: for an optional candidate, which must not run past the time limit. ``priced``
+    as in :func:`construct_report`."""
+    best, _ = _run_portfolio(inst, dag, _Sequences(inst, dag, priced), portfolio, budget,
                              first_in_full=False)
     return best
 
 
 def construct_report(inst: Instance, dag: Dag, source: str = "<problem>",
                      budget: Budget | None = None, *, seed: int = 0,
-                     workers: int = 1) -> Constructed:
+                     workers: int = 1, priced: list[list[int]] | None = None
+                     ) -> Constructed:
     """The shortest legal solution among the passes of :data:`_PORTFOLIO` the budget
     allows, or of :data:`_FALLBACK` when all of them stall. The first pass always runs to its end;
     later ones stop when the work left (:data:`CHARGE_PER_TRY` per start attempt) or the
@@ -628,8 +636,11 @@ def construct_report(inst: Instance, dag: Dag, source: str = "<problem>",
     Raises :class:`InputError` (rule FIT), naming the op that could not start and what
     held memory, when that search proves no schedule exists, runs out of time, or is not
     tried (above :data:`WHOLE_MODEL_MAX_OPS` ops).
+
+    ``priced`` is :func:`priced_modes` of ``inst`` when the caller already computed it
+    (a solve shares one energy LP between its bound and every portfolio).
     """
-    sequences = _Sequences(inst, dag)
+    sequences = _Sequences(inst, dag, priced)
     best, stall = _run_portfolio(inst, dag, sequences, _PORTFOLIO, budget, first_in_full=True)
     for name, window, reserve, two_ended in _FALLBACK if best is None else ():
         order, tail = sequences.get("all", name)

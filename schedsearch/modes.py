@@ -16,15 +16,17 @@ a mode far dearer than an op's cheapest wastes what binds the schedule.
 
 from __future__ import annotations
 
-from models.bounds import energy_relaxation
+from models.bounds import EnergyRelaxation
 from schedsearch.instance import Instance
 
 __all__ = ["mode_prices"]
 
 
-def mode_prices(inst: Instance) -> list[tuple[float, ...]]:
-    """Per op, the price of each of its modes (all zero when there is no relaxation)."""
-    relaxation = energy_relaxation(inst.problem, inst.target)
+def mode_prices(inst: Instance, relaxation: EnergyRelaxation | None
+                ) -> list[tuple[float, ...]]:
+    """Per op, the price of each of its modes under ``relaxation`` (the energy LP of
+    ``inst``'s problem, solved once by the caller and shared with the lower bound); all
+    zero when there is no relaxation."""
     if relaxation is None:
         return [tuple(0.0 for _ in modes) for modes in inst.modes]
     return [tuple(relaxation.mode_price(mode.duration, mode.lanes, mode.budgets)

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
                                   reproducible=args.reproducible,
                                   granularity=args.granularity, secondary=args.secondary,
                                   progress=shown.progress, source=args.input,
-                                  started=started)
+                                  started=started, validated=True)
     except NoSchedule as refused:
         print(f"schedsearch: no schedule ({refused.status.value}): {refused}",
               file=sys.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
+from models.bounds import energy_relaxation
 from models.formats import Problem, Target
 from schedsearch.api import solve_report
 from schedsearch.budget import UNMETERED_WORK, Budget
@@ -44,7 +45,7 @@ def test_every_pass_of_both_portfolios_is_legal_on_a_tight_memory(
         case: tuple[Problem, Target]) -> None:
     problem, tgt = case
     inst = build_instance(problem, tgt)
-    priced = priced_modes(inst)
+    priced = priced_modes(inst, energy_relaxation(inst.problem, inst.target))
     for granularity, portfolio in (("tile", _PORTFOLIO), ("task", SERIAL_PORTFOLIO)):
         dag = build_dag(inst, granularity)
         for spec in portfolio:

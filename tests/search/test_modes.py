@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from models.bounds import energy_relaxation
 from models.formats import Mode, Op, Problem, Task
 from schedsearch.constructive import construct, priced_modes
 from schedsearch.hazards import build_dag
@@ -21,9 +22,10 @@ def _copies(n: int) -> Problem:
 
 def test_the_mode_wasting_the_binding_budget_is_priced_dearer() -> None:
     inst = build_instance(_copies(8), target(dma=3))
-    for hungry, frugal in mode_prices(inst):
+    relaxation = energy_relaxation(inst.problem, inst.target)
+    for hungry, frugal in mode_prices(inst, relaxation):
         assert frugal < hungry
-    assert priced_modes(inst) == [[1]] * 8
+    assert priced_modes(inst, relaxation) == [[1]] * 8
 
 
 def test_the_portfolio_is_never_worse_than_the_shortest_mode_rule() -> None:
@@ -35,4 +37,5 @@ def test_the_portfolio_is_never_worse_than_the_shortest_mode_rule() -> None:
 
 def test_every_op_keeps_at_least_one_mode() -> None:
     inst = build_instance(gemm_problem(blocks=2, k_steps=2), target(capacity=1 << 16))
-    assert all(modes for modes in priced_modes(inst))
+    relaxation = energy_relaxation(inst.problem, inst.target)
+    assert all(modes for modes in priced_modes(inst, relaxation))
