@@ -7,9 +7,10 @@ The pipeline, each stage starting from the previous stage's legal answer:
    every precedence the accesses imply (:mod:`schedsearch.hazards`; rule CYCLE if they
    contradict each other);
 2. the memory-aware list scheduler (:mod:`schedsearch.constructive`): a legal schedule in
-   milliseconds, or a clear error naming the op that cannot fit; when every pass stalls
-   on a small problem, CP-SAT on the whole problem as a last resort (``meta.solver`` is
-   then ``cp-sat`` even if nothing later improves its answer); beside it, the same
+   milliseconds, or the stall (the op that could not start); after a stall, decided
+   here and on the solve's own budget, CP-SAT on the whole problem as a last resort when
+   the problem is small (``meta.solver`` is then ``cp-sat`` even if nothing later
+   improves its answer), else a clear error naming that op; beside it, the same
    portfolio with the tasks one after another (``tasks-in-sequence``), so the answer is
    never worse than running the tasks in sequence;
 3. improvement within the time limit: the whole CP-SAT model first when the problem is
@@ -47,9 +48,10 @@ from schedsearch import interrupt
 from schedsearch.budget import Budget
 from schedsearch.constructive import (
     SERIAL_PORTFOLIO,
-    Constructed,
-    construct_report,
+    Stall,
     construct_within,
+    exact_fallback,
+    list_schedule,
     priced_modes,
     tails,
 )
@@ -180,23 +182,25 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
 
     budget = Budget.start(time_limit, begin=begin, reproducible=reproducible)
     try:
-        constructed = construct_report(inst, dag, source, budget, seed=seed, workers=workers,
-                                       priced=priced)
+        found = list_schedule(inst, dag, budget, priced=priced)
+        solver = "constructive"
+        if isinstance(found, Stall):  # the exact last resort, on the solve's own budget
+            found, solver = exact_fallback(inst, dag, found, source, budget, seed,
+                                           workers), "cp-sat"
     except InputError as error:
         if interrupt.requested():
             raise interrupt.Interrupted() from None
         raise refusal(error) from None
-    solution = constructed.solution
+    solution = found
     serial_budget = budget.share(SERIAL_SHARE)
     serial = _tasks_in_sequence(inst, dag, granularity, serial_budget, dag_seconds, priced)
     budget.absorb(serial_budget)
     if serial is not None and serial.makespan(inst) < solution.makespan(inst) and \
             _respects(inst, dag, serial):
-        solution, serial = serial, None
-        constructed = Constructed(solution, "tasks-in-sequence")
+        solution, serial, solver = serial, None, "tasks-in-sequence"
     emit("constructive", solution.makespan(inst))
     search = budget.share(1 - SECONDARY_SHARE) if secondary is not None else budget
-    meta: dict[str, Any] = {"solver": constructed.solver, "status": "FEASIBLE"}
+    meta: dict[str, Any] = {"solver": solver, "status": "FEASIBLE"}
     cpsat_bound = None
     if 0 < inst.n_ops <= WHOLE_MODEL_MAX_OPS and not interrupt.requested():
         whole = search.share(WHOLE_MODEL_SHARE if reproducible else WHOLE_MODEL_SHARE_TIMED)

@@ -53,9 +53,9 @@ from schedsearch.modes import mode_prices
 from schedsearch.result import NoSchedule, SolveStatus
 from schedsearch.solution import Solution
 
-__all__ = ["construct", "construct_report", "Constructed", "exact_fallback",
+__all__ = ["construct", "list_schedule", "exact_fallback", "stall_error",
            "tails", "Stall", "PassSpec", "problem_order", "SERIAL_PORTFOLIO",
-           "construct_within", "LAST_RESORT_SECONDS"]
+           "construct_within"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -531,19 +531,19 @@ def priced_modes(inst: Instance, relaxation: EnergyRelaxation | None) -> list[li
     return allowed
 
 
-@dataclass(frozen=True, slots=True)
-class Constructed:
-    """A legal solution and what found it: ``"constructive"`` (a list-scheduling pass) or
-    ``"cp-sat"`` (the last resort, :func:`exact_fallback`, after every pass stalled)."""
-
-    solution: Solution
-    solver: str
-
-
 def construct(inst: Instance, dag: Dag, source: str = "<problem>",
               budget: Budget | None = None, *, seed: int = 0, workers: int = 1) -> Solution:
-    """:func:`construct_report`'s solution."""
-    return construct_report(inst, dag, source, budget, seed=seed, workers=workers).solution
+    """:func:`list_schedule`'s solution; when every pass stalls, :func:`exact_fallback`
+    within ``budget`` (``seed`` and ``workers`` as there). Without a budget the stall is
+    the answer (:func:`stall_error`): the exact search runs only on time the caller
+    gave, never on a hidden allowance of its own."""
+    found = list_schedule(inst, dag, budget)
+    if isinstance(found, Solution):
+        return found
+    if budget is None:
+        raise stall_error(found, source, "every list-scheduling pass stalled, and no time "
+                          "was given for the exact search")
+    return exact_fallback(inst, dag, found, source, budget, seed, workers)
 
 
 class _Sequences:
@@ -612,16 +612,14 @@ def construct_within(inst: Instance, dag: Dag, budget: Budget,
     """The shortest legal solution of the passes of ``portfolio`` that finish within
     ``budget`` (each pass stops when its work or the deadline runs out; no fallback), or
     None: for an optional candidate, which must not run past the time limit. ``priced``
-    as in :func:`construct_report`."""
+    as in :func:`list_schedule`."""
     best, _ = _run_portfolio(inst, dag, _Sequences(inst, dag, priced), portfolio, budget,
                              first_in_full=False)
     return best
 
 
-def construct_report(inst: Instance, dag: Dag, source: str = "<problem>",
-                     budget: Budget | None = None, *, seed: int = 0,
-                     workers: int = 1, priced: list[list[int]] | None = None
-                     ) -> Constructed:
+def list_schedule(inst: Instance, dag: Dag, budget: Budget | None = None, *,
+                  priced: list[list[int]] | None = None) -> Solution | Stall:
     """The shortest legal solution among the passes of :data:`_PORTFOLIO` the budget
     allows, or of :data:`_FALLBACK` when all of them stall. The first pass always runs to its end;
     later ones stop when the work left (:data:`CHARGE_PER_TRY` per start attempt) or the
@@ -629,13 +627,8 @@ def construct_report(inst: Instance, dag: Dag, source: str = "<problem>",
 
     When even in-sequence issue of a depth-first order stalls, greedy placement has
     failed, not necessarily the problem (a first-fit address can block the exact packing
-    memory needs): :func:`exact_fallback` then searches the whole problem with CP-SAT
-    (``seed`` and ``workers`` as in :func:`schedsearch.cpsat.model.solve_built`), within
-    what is left of ``budget`` (:data:`LAST_RESORT_SECONDS` without one).
-
-    Raises :class:`InputError` (rule FIT), naming the op that could not start and what
-    held memory, when that search proves no schedule exists, runs out of time, or is not
-    tried (above :data:`WHOLE_MODEL_MAX_OPS` ops).
+    memory needs): the last stall is returned, and the caller decides whether the exact
+    search (:func:`exact_fallback`) gets time.
 
     ``priced`` is :func:`priced_modes` of ``inst`` when the caller already computed it
     (a solve shares one energy LP between its bound and every portfolio).
@@ -646,21 +639,22 @@ def construct_report(inst: Instance, dag: Dag, source: str = "<problem>",
         order, tail = sequences.get("all", name)
         result = _Pass(inst, dag, order, window, reserve, tail, two_ended=two_ended).run()
         if isinstance(result, Solution):
-            return Constructed(result, "constructive")
+            return result
         assert result is not None  # only a pass given limits gives up
         stall = result
     if best is not None:
-        return Constructed(best, "constructive")
+        return best
     assert stall is not None
-    found = exact_fallback(inst, dag, stall, source,
-                           budget if budget is not None else Budget.start(LAST_RESORT_SECONDS),
-                           seed, workers)
-    return Constructed(found, "cp-sat")
+    return stall
 
 
-#: Work (calibrated seconds) the last resort may use when :func:`construct` is given no
-#: budget (tools that want any legal schedule, not a time-limited search).
-LAST_RESORT_SECONDS = 10.0
+def stall_error(stall: Stall, source: str, why: str,
+                status: SolveStatus = SolveStatus.NO_SOLUTION_FOUND) -> NoSchedule:
+    """No schedule: the op ``stall`` names could not start (rule FIT, at that op), and
+    ``why`` nothing else found one."""
+    return NoSchedule(status, InputError(
+        f"no memory-feasible order found: at time {stall.time} op {stall.op!r} needs "
+        f"{stall.reason}; {why}", source=source, path=f"$.ops[\"{stall.op}\"]", rule="FIT"))
 
 
 def exact_fallback(inst: Instance, dag: Dag, stall: Stall, source: str, budget: Budget,
@@ -696,12 +690,8 @@ def exact_fallback(inst: Instance, dag: Dag, stall: Stall, source: str, budget: 
     writers of shared bytes), when the budget runs out first, or when the problem has more
     than :data:`WHOLE_MODEL_MAX_OPS` ops (the model would be too slow to help).
     """
-    stalled = f"at time {stall.time} op {stall.op!r} needs {stall.reason}"
-
     def fit_error(why: str, status: SolveStatus = SolveStatus.NO_SOLUTION_FOUND) -> NoSchedule:
-        return NoSchedule(status, InputError(
-            f"no memory-feasible order found: {stalled}; {why}", source=source,
-            path=f"$.ops[\"{stall.op}\"]", rule="FIT"))
+        return stall_error(stall, source, why, status)
 
     if inst.n_ops > WHOLE_MODEL_MAX_OPS:
         raise fit_error(f"every list-scheduling pass stalled, and the exact search is "

@@ -44,6 +44,7 @@ from models.formats import Problem, Schedule, Target
 from models.workload import Workload, tile
 from schedsearch import interrupt
 from schedsearch.api import Progress, solve
+from schedsearch.budget import Budget as SearchBudget
 from schedsearch.constructive import construct
 from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
@@ -251,7 +252,7 @@ def _search(workload: Workload, target: Target, chosen: list[Estimate], share: f
         problem = tile(apply(workload, estimate.configuration), target)
         elapsed = time.perf_counter() - begin
         if i and elapsed + share * rate > time_limit:
-            results.append((_constructive_schedule(problem, target), False))
+            results.append((_constructive_schedule(problem, target, share), False))
             continue
         started = time.perf_counter()
         if on_stage is not None:
@@ -263,8 +264,10 @@ def _search(workload: Workload, target: Target, chosen: list[Estimate], share: f
     return results
 
 
-def _constructive_schedule(problem: Problem, target: Target) -> Schedule:
-    """The list scheduler's legal schedule, for a finalist the guard left unsearched."""
+def _constructive_schedule(problem: Problem, target: Target, seconds: float) -> Schedule:
+    """The list scheduler's legal schedule, for a finalist the guard left unsearched; if
+    every pass stalls, the exact last resort gets ``seconds`` (the finalist's share of
+    the time), not an allowance of its own."""
     inst = build_instance(problem, target)
-    solution = construct(inst, build_dag(inst, "tile"))
+    solution = construct(inst, build_dag(inst, "tile"), budget=SearchBudget.start(seconds))
     return to_schedule(inst, solution, {"solver": "constructive", "status": "FEASIBLE"})

@@ -16,9 +16,9 @@ from schedsearch.constructive import (
     _Pass,
     breadth_order,
     construct,
-    construct_report,
     depth_order,
     exact_fallback,
+    list_schedule,
     tails,
 )
 from schedsearch.hazards import build_dag
@@ -93,10 +93,22 @@ def test_a_buffer_larger_than_its_memory_is_refused_naming_it() -> None:
 
 def test_a_packing_every_greedy_pass_misses_is_found_by_the_exact_last_resort() -> None:
     inst = build_instance(packing_problem(), target(capacity=7, alignment=2))
-    constructed = construct_report(inst, build_dag(inst))
-    assert constructed.solver == "cp-sat"
-    assert verify(to_schedule(inst, constructed.solution, {})) == []
-    assert constructed.solution.offsets[inst.buffer_index["x"]] == 4
+    assert isinstance(list_schedule(inst, build_dag(inst)), Stall)
+    solution = construct(inst, build_dag(inst), budget=Budget.start(10))
+    assert verify(to_schedule(inst, solution, {})) == []
+    assert solution.offsets[inst.buffer_index["x"]] == 4
+
+
+def test_without_a_budget_a_stall_is_the_answer_and_no_exact_search_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def never(*_: object) -> Solution:
+        raise AssertionError("the exact search ran without a budget")
+
+    monkeypatch.setattr(constructive, "exact_fallback", never)
+    inst = build_instance(packing_problem(), target(capacity=7, alignment=2))
+    with pytest.raises(InputError) as error:
+        construct(inst, build_dag(inst))
+    assert error.value.rule == "FIT" and "no time was given" in error.value.message
 
 
 def _crossed_lifetimes() -> Problem:
@@ -111,7 +123,7 @@ def _crossed_lifetimes() -> Problem:
 def test_the_last_resort_proves_a_problem_infeasible() -> None:
     inst = build_instance(_crossed_lifetimes(), target(capacity=3, alignment=1))
     with pytest.raises(InputError) as error:
-        construct(inst, build_dag(inst))
+        construct(inst, build_dag(inst), budget=Budget.start(10))
     assert error.value.rule == "FIT"
     assert "CP-SAT proved that no schedule" in error.value.message
 
@@ -121,7 +133,7 @@ def test_the_last_resort_is_not_tried_above_the_size_limit(monkeypatch: pytest.M
     monkeypatch.setattr(constructive, "WHOLE_MODEL_MAX_OPS", 3)
     inst = build_instance(_crossed_lifetimes(), target(capacity=3, alignment=1))
     with pytest.raises(InputError) as error:
-        construct(inst, build_dag(inst))
+        construct(inst, build_dag(inst), budget=Budget.start(10))
     assert error.value.rule == "FIT" and "not tried above 3 ops" in error.value.message
 
 
