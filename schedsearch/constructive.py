@@ -50,6 +50,7 @@ from schedsearch.cpsat.variables import Incumbent
 from schedsearch.hazards import Dag
 from schedsearch.instance import Instance
 from schedsearch.modes import mode_prices
+from schedsearch.placement.greedy import lowest_fit
 from schedsearch.result import NoSchedule, SolveStatus
 from schedsearch.solution import Solution
 
@@ -163,22 +164,17 @@ class _Memory:
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
-        self.blocks: list[tuple[int, int, int]] = []  # (offset, end offset, buffer)
+        self.blocks: list[tuple[int, int]] = []  # (offset, end offset)
         self.used = 0
 
     def first_fit(self, size: int, align: int) -> int | None:
-        candidate = 0
-        for offset, end, _ in self.blocks:
-            if candidate + size <= offset:
-                break
-            if end > candidate:
-                candidate = -(-end // align) * align
-        return candidate if candidate + size <= self.capacity else None
+        """The lowest aligned offset where ``size`` bytes fit now (:func:`lowest_fit`)."""
+        return lowest_fit(self.blocks, size, align, self.capacity)
 
     def last_fit(self, size: int, align: int) -> int | None:
         """The highest aligned offset where ``size`` bytes fit, or None."""
         hi = self.capacity
-        for offset, end, _ in reversed(self.blocks):
+        for offset, end in reversed(self.blocks):
             candidate = (hi - size) // align * align
             if candidate >= end:
                 return candidate
@@ -186,12 +182,12 @@ class _Memory:
         candidate = (hi - size) // align * align
         return candidate if candidate >= 0 else None
 
-    def take(self, offset: int, size: int, buffer: int) -> None:
-        bisect.insort(self.blocks, (offset, offset + size, buffer))
+    def take(self, offset: int, size: int) -> None:
+        bisect.insort(self.blocks, (offset, offset + size))
         self.used += size
 
-    def release(self, offset: int, size: int, buffer: int) -> None:
-        self.blocks.remove((offset, offset + size, buffer))
+    def release(self, offset: int, size: int) -> None:
+        self.blocks.remove((offset, offset + size))
         self.used -= size
 
 
@@ -279,8 +275,7 @@ class _Pass:
                 self.budget_used[budget] -= n
         while self.frees and self.frees[0][0] <= now:
             _, b = heapq.heappop(self.frees)
-            self.memories[inst.buffer_memory[b]].release(self.offset[b],
-                                                         inst.buffer_size[b], b)
+            self.memories[inst.buffer_memory[b]].release(self.offset[b], inst.buffer_size[b])
 
     # ------------------------------------------------------------------ one op
     def _pick_mode(self, op: int) -> int | None:
@@ -329,14 +324,13 @@ class _Pass:
             if offset is None:
                 self._undo(placed)
                 return None
-            memory.take(offset, inst.buffer_size[b], b)
+            memory.take(offset, inst.buffer_size[b])
             placed.append((b, offset))
         return placed
 
     def _undo(self, placed: list[tuple[int, int]]) -> None:
         for b, offset in placed:
-            self.memories[self.inst.buffer_memory[b]].release(offset, self.inst.buffer_size[b],
-                                                              b)
+            self.memories[self.inst.buffer_memory[b]].release(offset, self.inst.buffer_size[b])
 
     def _leaves_room(self, op: int, placed: list[tuple[int, int]]) -> bool:
         """Guard (1): after allocating, the bytes still free (counting those ``op`` frees

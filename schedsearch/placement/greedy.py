@@ -20,7 +20,7 @@ import numpy as np
 
 from schedsearch.placement.problem import PlacementBuffer
 
-__all__ = ["ORDERS", "greedy_offsets", "greedy_portfolio", "first_fit_offset"]
+__all__ = ["ORDERS", "greedy_offsets", "greedy_portfolio", "first_fit_offset", "lowest_fit"]
 
 #: Named buffer orders: each maps (lower, upper, size) arrays to a sort key (ascending).
 ORDERS = ("size", "area", "length", "conflict")
@@ -161,22 +161,28 @@ def greedy_portfolio(buffers: Sequence[PlacementBuffer], *, orders: Iterable[str
     return {b.id: int(o) for b, o in zip(buffers, offsets.tolist(), strict=True)}, peak, label
 
 
+def lowest_fit(busy: Iterable[tuple[int, int]], size: int, align: int,
+               capacity: int | None = None) -> int | None:
+    """First-fit: the lowest multiple of ``align`` where ``size`` bytes fit between the
+    ``busy`` address ranges (``(start, end)`` pairs sorted by start), or None when that
+    crosses ``capacity``. The one statement of the rule: the list scheduler's memories
+    and :func:`first_fit_offset` both use it."""
+    candidate = 0
+    for start, end in busy:
+        if candidate + size <= start:
+            break
+        if end > candidate:
+            candidate = -(-end // align) * align
+    return None if capacity is not None and candidate + size > capacity else candidate
+
+
 def first_fit_offset(buffer: PlacementBuffer,
                      placed: Iterable[tuple[PlacementBuffer, int]],
                      capacity: int | None = None) -> int | None:
-    """The lowest aligned offset where ``buffer`` fits beside ``placed`` (buffer, offset)
-    pairs, or ``None`` when it would cross ``capacity``: the online helper for a list
-    scheduler that places buffers one at a time as it issues their loads."""
+    """The lowest aligned offset where ``buffer`` fits beside the ``placed`` (buffer,
+    offset) pairs that live at the same time (:func:`lowest_fit`; a buffer that is not
+    live goes at 0), or ``None`` when it would cross ``capacity``."""
     busy = sorted((offset, offset + other.size) for other, offset in placed
-                  if other.live and other.lower < buffer.upper and buffer.lower < other.upper)
-    align = buffer.align
-    candidate = 0
-    if buffer.live:
-        for start, top in busy:
-            if candidate + buffer.size <= start:
-                break
-            if top > candidate:
-                candidate = -(-top // align) * align
-    if capacity is not None and candidate + buffer.size > capacity:
-        return None
-    return candidate
+                  if other.live and other.lower < buffer.upper and buffer.lower < other.upper
+                  ) if buffer.live else []
+    return lowest_fit(busy, buffer.size, buffer.align, capacity)
