@@ -44,17 +44,17 @@ from models.formats import Problem, Schedule, Target
 from models.workload import Workload, tile
 from schedsearch import interrupt
 from schedsearch.api import Progress, solve
-from schedsearch.budget import Budget as SearchBudget
+from schedsearch.budget import Budget
 from schedsearch.constructive import construct
 from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
 from schedsearch.solution import to_schedule
 from schedsearch.tuning.screen import (
     UNITS_PER_SECOND,
-    Budget,
     Estimate,
     OutOfBudget,
     Screen,
+    ScreenBudget,
     descend,
 )
 from schedsearch.tuning.space import (
@@ -195,7 +195,7 @@ def _screen(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...],
             seconds: float) -> tuple[Screen, Configuration | None, float]:
     """Screen ``seconds`` worth of work (see the module docstring): the workload's
     screen, the combination of individual bests (None for one task), seconds spent."""
-    budget = Budget.of_seconds(seconds)
+    budget = ScreenBudget.of_seconds(seconds)
     granted = budget.units
     default = default_configuration(spaces)
     joint = Screen(workload, target, budget)
@@ -233,7 +233,7 @@ def _start(joint: Screen, spaces: tuple[TaskSpace, ...], default: Configuration
 
 
 def _alone(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...], index: int,
-           budget: Budget) -> TaskConfig:
+           budget: ScreenBudget) -> TaskConfig:
     """Task ``index``'s best configuration when it runs by itself (its own descent)."""
     space = spaces[index]
     best = descend(Screen(solo(workload, index), target, budget), (space,), (space.default,))
@@ -269,5 +269,5 @@ def _constructive_schedule(problem: Problem, target: Target, seconds: float) -> 
     every pass stalls, the exact last resort gets ``seconds`` (the finalist's share of
     the time), not an allowance of its own."""
     inst = build_instance(problem, target)
-    solution = construct(inst, build_dag(inst, "tile"), budget=SearchBudget.start(seconds))
+    solution = construct(inst, build_dag(inst, "tile"), budget=Budget.start(seconds))
     return to_schedule(inst, solution, {"solver": "constructive", "status": "FEASIBLE"})

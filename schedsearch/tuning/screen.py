@@ -33,13 +33,13 @@ from models.errors import InputError
 from models.formats import Target
 from models.workload import Workload, tile
 from schedsearch import interrupt
-from schedsearch.budget import Budget as SearchBudget
+from schedsearch.budget import Budget
 from schedsearch.constructive import construct
 from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
 from schedsearch.tuning.space import Configuration, TaskSpace, apply, coordinates, neighbours
 
-__all__ = ["UNITS_PER_SECOND", "WALL_SLACK", "WALL_GRACE", "Budget", "OutOfBudget",
+__all__ = ["UNITS_PER_SECOND", "WALL_SLACK", "WALL_GRACE", "ScreenBudget", "OutOfBudget",
            "Estimate", "Screen", "descend"]
 
 #: Work units (ops x stages) screened per second of budget; see the module docstring.
@@ -55,29 +55,36 @@ class OutOfBudget(Exception):
 
 
 @dataclass(slots=True)
-class Budget:
-    """Work units left, plus the safety net; a portion's charges count against its parent
-    too, so one tuning run's screens share one budget."""
+class ScreenBudget:
+    """Screening work left in ops x stages (:data:`UNITS_PER_SECOND`), plus the safety
+    net; a portion's charges count against its parent too, so one tuning run's screens
+    share one budget.
+
+    Not :class:`schedsearch.budget.Budget`: that one grants calibrated seconds of solver
+    work with a hard deadline that cuts a search where it is (and records the cut), and
+    stages poll it; this one counts configurations' ops, its deadline is a loose net far
+    beyond the work (:data:`WALL_SLACK`, :data:`WALL_GRACE`), and running out raises
+    :class:`OutOfBudget`, which ends the descent between two screens."""
 
     units: float
     deadline: float
-    parent: Budget | None = None
+    parent: ScreenBudget | None = None
 
     @classmethod
-    def of_seconds(cls, seconds: float) -> Budget:
+    def of_seconds(cls, seconds: float) -> ScreenBudget:
         return cls(seconds * UNITS_PER_SECOND,
                    time.perf_counter() + WALL_SLACK * seconds + WALL_GRACE)
 
-    def portion(self, units: float) -> Budget:
+    def portion(self, units: float) -> ScreenBudget:
         """At most ``units`` of what is left (never more than is left)."""
-        return Budget(min(units, self.units), self.deadline, self)
+        return ScreenBudget(min(units, self.units), self.deadline, self)
 
     def charge(self, units: int) -> None:
         """Spend ``units``; OutOfBudget if nothing was left, the deadline has passed or a
         stop was requested (:mod:`schedsearch.interrupt`)."""
         if self.units <= 0 or time.perf_counter() > self.deadline or interrupt.requested():
             raise OutOfBudget
-        budget: Budget | None = self
+        budget: ScreenBudget | None = self
         while budget is not None:
             budget.units -= units
             budget = budget.parent
@@ -109,7 +116,7 @@ class Screen:
 
     workload: Workload
     target: Target
-    budget: Budget
+    budget: ScreenBudget
     #: configuration -> its estimate, or None when it is infeasible
     seen: dict[Configuration, Estimate | None] = field(default_factory=dict)
     best: int | None = None
@@ -148,7 +155,7 @@ class Screen:
                 seconds = min(self.budget.units / UNITS_PER_SECOND,
                               self.budget.deadline - time.perf_counter())
                 constructive = construct(inst, build_dag(inst, "tile"),
-                                         budget=SearchBudget.start(max(0.0, seconds))
+                                         budget=Budget.start(max(0.0, seconds))
                                          ).makespan(inst)
             except InputError:
                 self.seen[configuration] = None
