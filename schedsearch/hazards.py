@@ -38,7 +38,7 @@ from models.errors import InputError
 from models.formats import Access, Box
 from schedsearch.instance import Instance
 
-__all__ = ["Dag", "build_dag", "GRANULARITIES"]
+__all__ = ["Dag", "build_dag", "task_order", "GRANULARITIES"]
 
 GRANULARITIES = ("tile", "task")
 
@@ -352,6 +352,28 @@ def _acyclic(inst: Instance, edges: _Edges) -> bool:
     return nx.is_directed_acyclic_graph(graph)
 
 
+def task_order(inst: Instance) -> list[str]:
+    """The tasks (those with ops) in the one order that runs them one after another: the
+    barriers' order (``granularity="task"``) and the order separate kernels run in
+    (:func:`schedsearch.paths.task_order`). Raises :class:`InputError` (rule CYCLE) when
+    no order respects the dependencies; see :func:`_task_order`."""
+    edges, writes, reads = _access_edges(inst)
+    return _task_order(inst, edges, writes, reads)
+
+
+def _access_edges(inst: Instance) -> tuple[_Edges, dict[int, list[_Write]], list[_Read]]:
+    """The edges every granularity has (after, buffer RAW, DDR RAW), with the buffer
+    accesses they came from."""
+    edges = _Edges()
+    for pred, succ in inst.problem.after:
+        edges.add(inst.op_index[pred], inst.op_index[succ])
+    writes, reads = _buffer_accesses(inst)
+    for reader, b, span, value in reads:
+        edges.add(_producer(inst, writes.get(b, []), reader, b, span, value), reader)
+    _ddr_raw(inst, edges)
+    return edges, writes, reads
+
+
 def _task_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]],
                 reads: list[_Read]) -> list[str]:
     """The order the barriers put the tasks in, chosen before any writer order.
@@ -447,13 +469,7 @@ def build_dag(inst: Instance, granularity: str = "tile") -> Dag:
     if granularity not in GRANULARITIES:
         raise InputError(f"granularity must be one of {GRANULARITIES}, got {granularity!r}",
                          rule="OPTION")
-    edges = _Edges()
-    for pred, succ in inst.problem.after:
-        edges.add(inst.op_index[pred], inst.op_index[succ])
-    writes, reads = _buffer_accesses(inst)
-    for reader, b, span, value in reads:
-        edges.add(_producer(inst, writes.get(b, []), reader, b, span, value), reader)
-    _ddr_raw(inst, edges)
+    edges, writes, reads = _access_edges(inst)
     names = list(inst.op_names)
     what = "the op dependencies (after, RAW, WAW, WAR)"
     task_order: list[str] = []

@@ -63,7 +63,9 @@ from models.formats import (
     Target,
     schedule_to_dict,
 )
+from schedsearch import hazards
 from schedsearch.contention import Activity, overloaded, simulate
+from schedsearch.instance import build_instance
 
 __all__ = ["PATH_NAMES", "PathResult", "Comparison", "SolveOptions", "DEFAULT_OPTIONS",
            "Solver", "compare", "fallback_path", "separate_kernels", "concurrent_kernels",
@@ -196,12 +198,8 @@ def speedup_bound(removable_share: float) -> float:
 
 
 # ----------------------------------------------------------------------------- tasks
-def cross_task_edges(problem: Problem) -> list[tuple[str, str]]:
-    """Dependencies between ops of different tasks: ``after`` edges and DDR RAW pairs.
-
-    A buffer shared by two tasks would tie two kernels' on-chip state together, which
-    separate kernels cannot express, so it is an :class:`InputError` (rule ``KERNELS``).
-    """
+def _refuse_shared_buffers(problem: Problem) -> None:
+    """InputError (rule ``KERNELS``) naming the first buffer two tasks use."""
     owner: dict[str, str] = {}
     for name, op in problem.ops.items():
         for access in (*op.reads, *op.writes):
@@ -213,6 +211,15 @@ def cross_task_edges(problem: Problem) -> list[tuple[str, str]]:
                                  f"{op.task!r}; kernels cannot share on-chip buffers",
                                  source=problem.name, path=f"$.ops[{name!r}]",
                                  rule="KERNELS")
+
+
+def cross_task_edges(problem: Problem) -> list[tuple[str, str]]:
+    """Dependencies between ops of different tasks: ``after`` edges and DDR RAW pairs.
+
+    A buffer shared by two tasks would tie two kernels' on-chip state together, which
+    separate kernels cannot express, so it is an :class:`InputError` (rule ``KERNELS``).
+    """
+    _refuse_shared_buffers(problem)
     edges = {(a, b) for a, b in problem.after
              if problem.ops[a].task != problem.ops[b].task}
     writes: dict[str, list[tuple[tuple[tuple[int, int], ...], str]]] = {}
@@ -230,19 +237,16 @@ def cross_task_edges(problem: Problem) -> list[tuple[str, str]]:
     return sorted(edges)
 
 
-def task_order(problem: Problem) -> list[str]:
-    """Tasks in dependency order (ties by problem order); a cycle is an InputError."""
-    preds = _task_preds(problem)
-    order: list[str] = []
-    remaining = list(problem.tasks)
-    while remaining:
-        ready = next((t for t in remaining if preds[t] <= set(order)), None)
-        if ready is None:
-            raise InputError(f"tasks {remaining} depend on each other in a cycle",
-                             source=problem.name, rule="KERNELS")
-        order.append(ready)
-        remaining.remove(ready)
-    return order
+def task_order(problem: Problem, target: Target) -> list[str]:
+    """The order separate kernels run in: the tasks with ops, one after another, in the
+    order the barriers of ``granularity="task"`` use (:func:`schedsearch.hazards.task_order`:
+    dependency order, ties by problem order). A buffer shared by two tasks is refused
+    (rule ``KERNELS``, as in :func:`cross_task_edges`); a cycle is an InputError."""
+    _refuse_shared_buffers(problem)
+    try:
+        return hazards.task_order(build_instance(problem, target))
+    except InputError as error:
+        raise error.with_source(problem.name) from None
 
 
 def _task_preds(problem: Problem) -> dict[str, set[str]]:
@@ -365,7 +369,7 @@ def separate_kernels(problem: Problem, target: Target, solver: Solver,
     buffers: dict[str, BufferPlacement] = {}
     kernels: dict[str, _Kernel] = {}
     now = 0
-    for task in task_order(problem):
+    for task in task_order(problem, target):
         kernel = kernels[task] = _solve_kernel(problem, target, task, solver, options)
         _place(kernel, now, ops, buffers)
         now += kernel.span
@@ -421,7 +425,7 @@ def _waves(problem: Problem, target: Target) -> list[list[str]]:
     needs = {t: _lane_needs(problem, t)[1] for t in problem.tasks}
     waves: list[list[str]] = []
     done: set[str] = set()
-    remaining = task_order(problem)
+    remaining = task_order(problem, target)
     while remaining:
         wave: list[str] = []
         for task in remaining:

@@ -178,7 +178,7 @@ def _separate_plan(program: Program, costs: Overheads, options: SolveOptions) ->
     schedule = program.schedule
     apart, _ = separate_kernels(schedule.problem, schedule.target, solve, options)
     phases = [[n for n in apart.ops if apart.problem.ops[n].task == task]
-              for task in task_order(apart.problem)]
+              for task in task_order(apart.problem, schedule.target)]
     plan, queues = _static(lower(apart), costs, [p for p in phases if p], costs.launch_ns)
     return PolicyPlan(Policy.SEPARATE, plan, apart.makespan, queues)
 

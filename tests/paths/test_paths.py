@@ -79,9 +79,9 @@ def test_makespan_is_device_time_plus_listed_overheads(
 
 def test_separate_kernels_run_one_after_another(compared: dict[str, Comparison],
                                                 chain: tuple[Problem, Target]) -> None:
-    problem, _ = chain
+    problem, target = chain
     schedule = compared["chain"].path("separate").schedule
-    order = task_order(problem)
+    order = task_order(problem, target)
     assert order == ["r0", "g0"]
     spans = {t: (min(p.start for n, p in schedule.ops.items() if problem.ops[n].task == t),
                  max(p.end for n, p in schedule.ops.items() if problem.ops[n].task == t))
