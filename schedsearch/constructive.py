@@ -526,12 +526,13 @@ def priced_modes(inst: Instance, relaxation: EnergyRelaxation | None) -> list[li
 
 
 def construct(inst: Instance, dag: Dag, source: str = "<problem>",
-              budget: Budget | None = None, *, seed: int = 0, workers: int = 1) -> Solution:
-    """:func:`list_schedule`'s solution; when every pass stalls, :func:`exact_fallback`
-    within ``budget`` (``seed`` and ``workers`` as there). Without a budget the stall is
-    the answer (:func:`stall_error`): the exact search runs only on time the caller
-    gave, never on a hidden allowance of its own."""
-    found = list_schedule(inst, dag, budget)
+              budget: Budget | None = None, *, seed: int = 0, workers: int = 1,
+              priced: list[list[int]] | None = None) -> Solution:
+    """:func:`list_schedule`'s solution (``priced`` as there); when every pass stalls,
+    :func:`exact_fallback` within ``budget`` (``seed`` and ``workers`` as there). Without
+    a budget the stall is the answer (:func:`stall_error`): the exact search runs only on
+    time the caller gave, never on a hidden allowance of its own."""
+    found = list_schedule(inst, dag, budget, priced=priced)
     if isinstance(found, Solution):
         return found
     if budget is None:

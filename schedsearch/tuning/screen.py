@@ -28,13 +28,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from models.bounds import lower_bound
+from models.bounds import energy_relaxation, lower_bound
 from models.errors import InputError
 from models.formats import Target
 from models.workload import Workload, tile
 from schedsearch import interrupt
 from schedsearch.budget import Budget
-from schedsearch.constructive import construct
+from schedsearch.constructive import construct, priced_modes
 from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
 from schedsearch.tuning.space import Configuration, TaskSpace, apply, coordinates, neighbours
@@ -142,20 +142,22 @@ class Screen:
             return None
         ops = len(problem.ops)
         self.budget.charge(ops)
-        bound = lower_bound(problem, self.target).value
+        relaxation = energy_relaxation(problem, self.target)  # the bound's and the prices'
+        bound = lower_bound(problem, self.target, relaxation=relaxation).value
         constructive = None
         if force or self.best is None or bound < self.best:
             self.budget.charge(ops)
             inst = build_instance(problem, self.target)
             try:
                 # The constructive's exact last resort gets the screening work left
-                # (in seconds, within the wall time left), not its own 10 s: a
-                # configuration it cannot settle in that time is dropped like an
-                # infeasible one instead of eating the whole screening.
+                # (in seconds, within the wall time left): a configuration it cannot
+                # settle in that time is dropped like an infeasible one instead of
+                # eating the whole screening.
                 seconds = min(self.budget.units / UNITS_PER_SECOND,
                               self.budget.deadline - time.perf_counter())
                 constructive = construct(inst, build_dag(inst, "tile"),
-                                         budget=Budget.start(max(0.0, seconds))
+                                         budget=Budget.start(max(0.0, seconds)),
+                                         priced=priced_modes(inst, relaxation)
                                          ).makespan(inst)
             except InputError:
                 self.seen[configuration] = None
