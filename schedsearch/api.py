@@ -122,7 +122,8 @@ class SolveReport:
 def solve(problem: Problem, target: Target, *, time_limit: float = 10.0, seed: int = 0,
           workers: int = 2, granularity: str = "tile", secondary: str | None = None,
           placement: bool = True, reproducible: bool = True,
-          progress: Callable[[Progress], None] | None = None) -> Schedule:
+          progress: Callable[[Progress], None] | None = None,
+          validated: bool = False) -> Schedule:
     """A legal schedule of ``problem`` on ``target`` with the shortest makespan found.
 
     Raises :class:`InputError` for a problem that cannot fit or whose dependencies form a
@@ -131,10 +132,12 @@ def solve(problem: Problem, target: Target, *, time_limit: float = 10.0, seed: i
     ``reproducible`` stops the search by its deterministic work budget (same seed and
     workers, same schedule; often well before the limit); otherwise it searches until the
     time limit (or until the makespan meets the bound) and the answer may vary by run.
+    ``validated`` as in :func:`solve_report`.
     """
     return solve_report(problem, target, time_limit=time_limit, seed=seed, workers=workers,
                         granularity=granularity, secondary=secondary, placement=placement,
-                        reproducible=reproducible, progress=progress).schedule
+                        reproducible=reproducible, progress=progress,
+                        validated=validated).schedule
 
 
 def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,

@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers,
                            reproducible=args.reproducible)
     with interrupt.cooperating(), display("compare") as shown:
-        comparison = compare(problem, target, solver=_showing(shown), options=options)
+        comparison = compare(problem, target, solver=_showing(shown, problem),
+                             options=options)
     if interrupt.requested():  # the paths searched after the request are not comparable
         raise interrupt.Interrupted
     figures = comparison.as_dict()
@@ -87,8 +88,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _showing(shown: Display) -> Solver:
-    """:func:`schedsearch.api.solve`, reporting each solve's progress to ``shown``."""
+def _showing(shown: Display, checked: Problem) -> Solver:
+    """:func:`schedsearch.api.solve`, reporting each solve's progress to ``shown``;
+    ``checked`` (the problem :func:`models.workload.load_problem_input` validated, which
+    the fused paths solve whole) is not validated again, the kernels' problems are."""
     count = 0
 
     def solver(problem: Problem, target: Target, **options: Any) -> Schedule:
@@ -96,7 +99,8 @@ def _showing(shown: Display) -> Solver:
         count += 1
         shown.stage(f"solve {count}", f"{problem.name}, {len(problem.ops)} ops, "
                                       f"{options.get('granularity', 'tile')}", fresh=True)
-        return solve(problem, target, progress=shown.progress, **options)
+        return solve(problem, target, progress=shown.progress,
+                     validated=problem is checked, **options)
 
     return solver
 

@@ -258,7 +258,8 @@ def _search(workload: Workload, target: Target, chosen: list[Estimate], share: f
         if on_stage is not None:
             on_stage(f"finalist {i + 1}/{len(chosen)}", f"{len(problem.ops)} ops")
         schedule = solve(problem, target, time_limit=max(share, 1e-3), seed=seed,
-                         workers=workers, reproducible=reproducible, progress=progress)
+                         workers=workers, reproducible=reproducible, progress=progress,
+                         validated=True)  # tile() refuses a problem that cannot run
         rate = max(rate, (time.perf_counter() - started) / max(share, 1e-3))
         results.append((schedule, True))
     return results
