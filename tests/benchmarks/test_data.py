@@ -62,13 +62,6 @@ def test_fetch_keeps_what_matches_its_pin_and_refuses_the_rest(
     assert fetched == []  # a second fetch downloads nothing already pinned
 
 
-def test_the_manifest_pins_every_file_of_the_shared_copy_when_it_is_here() -> None:
-    folder = data.locate()
-    if folder is None:
-        pytest.skip(data.skip_message("the pinned checksums"))
-    assert data.check(folder) == []
-
-
 def test_the_option_wins_and_an_absent_folder_is_named_with_both_ways_out(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(data.ENV, str(tmp_path))
