@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from checker.load import UnusableInput, build_model, no_gc, read_json
+from checker.load import UnusableInput, build_model, no_gc
 from checker.model import Model
 from checker.report import CODES, Report, Violation, make_stats
 from checker.rules import RULES
@@ -33,6 +33,7 @@ from checker.rules.program_orders import (
     judge,
     reuse_needs,
 )
+from checker.verify import judge_file
 
 __all__ = ["PROGRAM_CODES", "verify_program", "verify_program_file"]
 
@@ -233,9 +234,4 @@ def _sorted(violations: list[Violation]) -> list[Violation]:
 
 def verify_program_file(path: str | os.PathLike[str]) -> Report:
     """Read a program file strictly (``-`` is standard input) and verify it."""
-    source = "<stdin>" if str(path) == "-" else str(path)
-    document = read_json(path)
-    try:
-        return verify_program(document)
-    except UnusableInput as error:
-        raise error.attributed(source) from None
+    return judge_file(path, verify_program)

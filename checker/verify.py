@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 from checker.load import UnusableInput, build_model, no_gc, read_json
 from checker.report import Report, make_stats, sort_violations
 from checker.rules import RULES
 
-__all__ = ["verify", "verify_file"]
+__all__ = ["verify", "verify_file", "judge_file"]
 
 
 def verify(document: Any) -> Report:
@@ -40,9 +41,15 @@ def verify(document: Any) -> Report:
 
 def verify_file(path: str | os.PathLike[str]) -> Report:
     """Read a schedule file strictly (``-`` is standard input) and verify it."""
+    return judge_file(path, verify)
+
+
+def judge_file(path: str | os.PathLike[str], judge: Callable[[Any], Report]) -> Report:
+    """Read a file strictly (``-`` is standard input) and ``judge`` its document; an
+    unusable document's error names the file."""
     source = "<stdin>" if str(path) == "-" else str(path)
     document = read_json(path)
     try:
-        return verify(document)
+        return judge(document)
     except UnusableInput as error:
         raise error.attributed(source) from None
