@@ -62,10 +62,16 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _summary(report: SolveReport) -> str:
+def _summary(report: SolveReport, reproducible: bool) -> str:
+    """The closing lines; ``reproducible`` says whether the run was asked to stop by its
+    work budget (then a cut by the clock is worth saying: the answer may not repeat)."""
     stats = report.stats
-    cut = ("" if stats.reproducible or report.status is SolveStatus.INTERRUPTED
-           else "  (cut by the time limit)")
+    if report.status is SolveStatus.INTERRUPTED or stats.reproducible:
+        cut = ""
+    elif reproducible:
+        cut = "  (cut by the time limit: may not repeat)"
+    else:
+        cut = "  (searched until the time limit)"
     lines = [f"makespan {report.schedule.makespan}  lower bound {stats.bound}  "
              f"ratio {report.ratio:.3f}  solver {stats.solver} ({report.status.value})  "
              f"wall {stats.wall_s:.2f}s{cut}"]
@@ -113,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
             write_json(args.output, document)
             return 1
     write_json(args.output, document)
-    print(_summary(report), file=sys.stderr)
+    print(_summary(report, args.reproducible), file=sys.stderr)
     if interrupted:
         print(f"schedsearch: interrupted; wrote the best legal schedule so far to "
               f"{args.output}", file=sys.stderr)
