@@ -25,6 +25,7 @@ from schedsearch.calibrate.measurements import (
     read_trace,
 )
 from schedsearch.calibrate.report import report_text
+from schedsearch.commands.options import seed_number
 from schedsearch.output import STDOUT, output_file, write_json
 
 
@@ -35,16 +36,6 @@ def _fraction(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not math.isfinite(value) or not 0 <= value < 1:
         raise argparse.ArgumentTypeError(f"a fraction in [0, 1), got {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"a seed is at least 0, got {value}")
     return value
 
 
@@ -65,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--holdout", type=_fraction, default=0.0, metavar="F",
                         help="fraction of each op kind's rows held out of the fit and "
                              "used to score it (default 0: errors on the fitted rows)")
-    parser.add_argument("--seed", type=_seed, default=0, metavar="N",
+    parser.add_argument("--seed", type=seed_number, default=0, metavar="N",
                         help="seed of the held-out draw (default 0)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)
