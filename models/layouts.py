@@ -7,7 +7,8 @@ engine has a native layout: ``tiled`` for the matrix engine, ``row`` for the vec
 engine. Moving data between a tensor and an engine whose native layout differs costs
 extra, with figures from the target's ``costs.layouts``::
 
-    "layouts": {"strided_efficiency": 0.5, "scatter_passes": 1, "relayout_passes": 2}
+    "layouts": {"strided_efficiency": 0.5, "scatter_passes": 1, "relayout_passes": 2,
+                "fused_compute_factor": 1.15}
 
 - a load that gathers a block into the other layout uses a 2-D descriptor whose rows
   are one tile row (64 bytes for f16 on HMX): it keeps ``strided_efficiency`` of its
@@ -16,7 +17,14 @@ extra, with figures from the target's ``costs.layouts``::
 - a vector op that writes its block in the other layout (rows scattered into tiles, or
   tiles gathered into rows) pays ``scatter_passes`` more passes per element;
 - a conversion pass on the vector engine (:mod:`models.ops.relayout`, ``engine =
-  "vector"``) costs ``relayout_passes`` passes per element.
+  "vector"``) costs ``relayout_passes`` passes per element;
+- a producer and a consumer fused into one kernel that forwards the intermediate on
+  chip (path C of :mod:`schedsearch.chains.paths`) compute slower than the same two
+  kernels apart: registers, on-chip memory and the consumer's tiles waiting on the
+  producer's rows are shared between them. :func:`fused_pressure` multiplies by
+  ``fused_compute_factor`` (>= 1) the duration of every mode of their matrix- and
+  vector-engine ops; their DMA transfers keep their rate (the pressure is on the
+  compute engines, not on the bus).
 
 Operators are tiled without layouts: every figure before this module assumed each
 tensor lies the way its producer and its consumer want, i.e. a free conversion.
@@ -30,6 +38,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from enum import Enum
+from fractions import Fraction
 
 from models.cost import CostModel, cost_model
 from models.dtypes import DTYPE_BYTES
@@ -37,8 +46,8 @@ from models.errors import InputError
 from models.formats import Mode, Op, Problem, Target
 from models.jsonio import json_path
 
-__all__ = ["RELAYOUT_KIND", "Layout", "LayoutCosts", "layout_costs", "strided_ns", "strided_modes",
-           "apply_layout", "layout_of"]
+__all__ = ["RELAYOUT_KIND", "Layout", "LayoutCosts", "layout_costs", "with_fused_factor",
+           "strided_ns", "strided_modes", "apply_layout", "layout_of", "fused_pressure"]
 
 
 #: The task kind of a layout conversion (:mod:`models.ops.relayout`).
@@ -57,6 +66,7 @@ class LayoutCosts:
     strided_efficiency: float
     scatter_passes: int
     relayout_passes: int
+    fused_compute_factor: float
 
 
 def layout_costs(target: Target) -> LayoutCosts:
@@ -79,7 +89,17 @@ def layout_costs(target: Target) -> LayoutCosts:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise fail(json_path(path, key), "expected an integer >= 0")
         passes[key] = value
-    return LayoutCosts(float(efficiency), **passes)
+    factor = section.get("fused_compute_factor")
+    if isinstance(factor, bool) or not isinstance(factor, int | float) or not factor >= 1:
+        raise fail(json_path(path, "fused_compute_factor"), "expected a number >= 1")
+    return LayoutCosts(float(efficiency), **passes, fused_compute_factor=float(factor))
+
+
+def with_fused_factor(target: Target, factor: float) -> Target:
+    """``target`` with ``costs.layouts.fused_compute_factor`` set to ``factor``: the
+    figure is an assumption, so a reader can ask what another value would decide."""
+    layouts = {**target.costs.get("layouts", {}), "fused_compute_factor": factor}
+    return replace(target, costs={**target.costs, "layouts": layouts})
 
 
 def strided_ns(latency_ns: int, nbytes: int, bytes_per_ns: int, efficiency: float) -> int:
@@ -191,3 +211,19 @@ def apply_layout(problem: Problem, target: Target, tensor: str, layout: Layout) 
     meta = {**(tensors[tensor].meta or {}), "layout": layout.value}
     tensors[tensor] = replace(tensors[tensor], meta=meta)
     return replace(problem, tensors=tensors, ops=ops)
+
+
+def fused_pressure(problem: Problem, target: Target, tasks: frozenset[str]) -> Problem:
+    """``problem`` with the ops of ``tasks`` computing as one fused kernel (module
+    docstring): every mode of an op holding the matrix or the vector lane lasts
+    ``ceil(duration * fused_compute_factor)``, computed exactly from the figure's decimal
+    text; other ops are unchanged."""
+    model = cost_model(target)
+    factor = Fraction(str(layout_costs(target).fused_compute_factor))  # 1.1 stays 11/10
+    engines = {model.matrix.lane, model.vector.lane}
+    ops = dict(problem.ops)
+    for name, op in problem.ops.items():
+        if op.task in tasks and _lanes(op) & engines:
+            ops[name] = replace(op, modes=tuple(
+                replace(m, duration=math.ceil(m.duration * factor)) for m in op.modes))
+    return replace(problem, ops=ops)

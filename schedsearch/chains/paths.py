@@ -14,8 +14,12 @@ For an edge where a vector-engine task (``rmsnorm``, ``elementwise``) writes the
   buffers and the GEMM's matrix ops read them directly
   (:func:`schedsearch.chains.forward.forward`); the producer's row blocks are rounded up
   to whole matrix tiles, and each GEMM tile waits for exactly the blocks holding the
-  rows it needs. Where the vector engine's memory is not the matrix engine's, there is
-  no path C (the result says why).
+  rows it needs. The two tasks' matrix- and vector-engine ops take
+  ``costs.layouts.fused_compute_factor`` times as long as apart
+  (:func:`models.layouts.fused_pressure`: one kernel shares registers and on-chip
+  memory between them; an assumption, which :mod:`schedsearch.chains.sweep` varies).
+  Where the vector engine's memory is not the matrix engine's, there is no path C (the
+  result says why).
 
 Layout costs come from :func:`models.layouts.apply_layout`. A and B are scored as
 ``compare``'s path 1 (separate kernels, each solved alone, one launch each); C as a
@@ -41,7 +45,7 @@ from typing import Any
 from models.cost import cost_model, overheads
 from models.errors import InputError
 from models.formats import Problem, Target
-from models.layouts import Layout, apply_layout
+from models.layouts import Layout, apply_layout, fused_pressure, layout_costs
 from models.ops.builder import round_up
 from models.workload import Workload, WorkloadTask, tile
 from schedsearch.api import solve
@@ -51,7 +55,7 @@ from schedsearch.chains.score import score_fused
 from schedsearch.paths import PathResult, SolveOptions, fallback_path, speedup_bound
 
 __all__ = ["DEFAULT_OPTIONS", "PathName", "Edge", "ChainPath", "ChainResult", "PRODUCERS",
-           "CONSUMERS", "chain_edges", "chain_paths"]
+           "CONSUMERS", "chain_edges", "chain_paths", "path_c"]
 
 #: Five solves per edge or more: a shorter limit per solve than ``compare``'s default.
 DEFAULT_OPTIONS = SolveOptions(time_limit=2.0)
@@ -201,8 +205,10 @@ def _path_b(workload: Workload, edge: Edge, target: Target,
                   for layout in Layout])
 
 
-def _path_c(workload: Workload, edge: Edge, target: Target,
-            options: SolveOptions) -> ChainPath:
+def path_c(workload: Workload, edge: Edge, target: Target,
+           options: SolveOptions) -> ChainPath:
+    """Path C of ``edge`` (module docstring); NotForwardable or InputError (``FIT``)
+    when it cannot be built."""
     model = cost_model(target)
     if model.vector.memory != model.matrix.memory:
         raise NotForwardable(f"the producer keeps its rows in {model.vector.memory}, the "
@@ -213,9 +219,11 @@ def _path_c(workload: Workload, edge: Edge, target: Target,
     problem = tile(_workload(workload, "C", producer, edge.consumer), target)
     problem = forward(apply_layout(problem, target, edge.tensor, Layout.TILED), target,
                       edge.tensor)
+    problem = fused_pressure(problem, target, frozenset({producer.name, edge.consumer.name}))
     schedule = solve(problem, target, **options.search())
     result = score_fused("C", schedule, overheads(target))
-    return ChainPath(PathName.C, f"forwarded, {block}-row blocks", result,
+    factor = layout_costs(target).fused_compute_factor
+    return ChainPath(PathName.C, f"forwarded, {block}-row blocks, compute x{factor:g}", result,
                      split(schedule, result.overhead, frozenset({edge.tensor})))
 
 
@@ -244,7 +252,7 @@ def chain_paths(workload: Workload, target: Target, *,
         paths = [a, _path_b(workload, edge, target, options)]
         note = ""
         try:
-            paths.append(_path_c(workload, edge, target, options))
+            paths.append(path_c(workload, edge, target, options))
         except (NotForwardable, InputError) as why:
             note = f"no path C: {why}"
         results.append(ChainResult(edge, tuple(paths), _removable(a, launch), note))
