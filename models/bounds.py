@@ -43,7 +43,7 @@ from models.configurations import configuration_bound
 from models.errors import InputError
 from models.formats import Problem, Target
 from models.lp import ceil_bound
-from models.memory_bound import memory_bound_parts
+from models.memory_parts import memory_bound_parts
 from models.validate import after_graph, usable_modes
 
 __all__ = ["LowerBound", "lower_bound", "critical_path", "energy_bound", "energy_relaxation",

@@ -59,8 +59,9 @@ import networkx as nx
 from models.formats import Access, Box, Mode, Problem, Target
 from models.validate import usable_modes
 
-__all__ = ["MemoryVolume", "necessary_edges", "shortest_lifetimes", "memory_volumes",
-           "exclusion_bound", "memory_bound_parts"]
+__all__ = ["MemoryVolume", "Exclusion", "exclusion_sets", "reach_bits", "ordered_pairs",
+           "usable_or_all", "necessary_edges", "shortest_lifetimes", "memory_volumes",
+           "exclusion_bound"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +148,8 @@ class _Regions:
         return found
 
 
-def _modes(modes: tuple[Mode, ...], target: Target) -> list[Mode]:
+def usable_or_all(modes: tuple[Mode, ...], target: Target) -> list[Mode]:
+    """An op's usable modes (all of them if none is: validation reports that)."""
     usable = usable_modes(modes, target)
     return [modes[i] for i in usable] or list(modes)
 
@@ -182,7 +184,7 @@ def shortest_lifetimes(problem: Problem, target: Target,
     graph.add_nodes_from(problem.ops)
     graph.add_edges_from(edges)
     rank = {name: i for i, name in enumerate(nx.topological_sort(graph))}
-    shortest = {name: min(mode.duration for mode in _modes(op.modes, target))
+    shortest = {name: min(mode.duration for mode in usable_or_all(op.modes, target))
                 for name, op in problem.ops.items()}
     accessors: dict[str, set[str]] = defaultdict(set)
     for name, op in problem.ops.items():
@@ -198,7 +200,7 @@ def shortest_lifetimes(problem: Problem, target: Target,
             start = max((finish[p] for p in graph.predecessors(name) if p in among),
                         default=0)
             finish[name] = start + shortest[name]
-        span = _resource_span(((name, _modes(problem.ops[name].modes, target))
+        span = _resource_span(((name, usable_or_all(problem.ops[name].modes, target))
                                for name in ops), target)
         lives[buffer] = max(max(finish.values(), default=0), span)
     return lives
@@ -220,9 +222,10 @@ def memory_volumes(problem: Problem, target: Target,
     return result
 
 
-def _reach(problem: Problem, edges: set[tuple[str, str]]) -> dict[str, int]:
-    """Per op, the ops ordered with it by necessary edges (before it or after it), as a
-    bit set over op indices."""
+def reach_bits(problem: Problem, edges: set[tuple[str, str]]
+               ) -> tuple[dict[str, int], dict[str, int]]:
+    """Per op, the ops that must end before it starts and those that must start after it
+    ends (paths of necessary edges), each as a bit set over op indices."""
     index = {name: i for i, name in enumerate(problem.ops)}
     graph = nx.DiGraph()
     graph.add_nodes_from(problem.ops)
@@ -240,12 +243,36 @@ def _reach(problem: Problem, edges: set[tuple[str, str]]) -> dict[str, int]:
         for pred in graph.predecessors(name):
             bits |= before[pred] | (1 << index[pred])
         before[name] = bits
+    return before, after
+
+
+def ordered_pairs(problem: Problem, edges: set[tuple[str, str]]) -> dict[str, int]:
+    """Per op, the ops ordered with it by necessary edges (before it or after it), as a
+    bit set over op indices."""
+    before, after = reach_bits(problem, edges)
     return {name: after[name] | before[name] for name in problem.ops}
 
 
-def exclusion_bound(problem: Problem, target: Target, memory: str,
-                    edges: set[tuple[str, str]]) -> int:
-    """The ``exclusion:M`` part for ``memory`` (see the module docstring)."""
+@dataclass(frozen=True, slots=True)
+class Exclusion:
+    """The sets behind ``exclusion:M``: ``chosen`` (X, pairwise apart), ``rest`` (Y, apart
+    from every op of X), and the memory's figures they were found with: its rounded
+    ``space``, each buffer's ``rounded`` size, the buffers of M each op ``held`` and its
+    ``footprint`` (their rounded sizes summed)."""
+
+    chosen: list[str]
+    rest: list[str]
+    space: int
+    rounded: dict[str, int]
+    held: dict[str, frozenset[str]]
+    footprint: dict[str, int]
+
+
+def exclusion_sets(problem: Problem, target: Target, memory: str,
+                   edges: set[tuple[str, str]],
+                   ordered: dict[str, int] | None = None) -> Exclusion:
+    """X and Y of the ``exclusion:M`` part for ``memory`` (see the module docstring);
+    ``ordered`` is :func:`ordered_pairs` when the caller has it."""
     spec = target.memories[memory]
     space = _round_up(spec.capacity_bytes, spec.alignment_bytes)
     rounded = {name: _round_up(b.size, spec.alignment_bytes)
@@ -260,7 +287,8 @@ def exclusion_bound(problem: Problem, target: Target, memory: str,
     for name, buffers in held.items():
         for b in buffers:
             users[b].append(name)
-    ordered = _reach(problem, edges)
+    if ordered is None:
+        ordered = ordered_pairs(problem, edges)
 
     def together(a: str, b: str) -> int:
         """The rounded bytes ``a`` and ``b`` hold together."""
@@ -283,40 +311,37 @@ def exclusion_bound(problem: Problem, target: Target, memory: str,
         bits |= 1 << index[name]
         kept |= held[name]
         smallest = footprint[name]
-    if not chosen:
+    rest: list[str] = []
+    if chosen:
+        # Y: apart from every op of X. Of the X ops that share no buffer with y, those
+        # of footprint <= space - footprint(y) are apart from y only if ordered with it;
+        # those that share one are checked one by one.
+        by_size = sorted(chosen, key=footprint.__getitem__)
+        sizes = [footprint[x] for x in by_size]
+        prefix = [0]
+        for x in by_size:
+            prefix.append(prefix[-1] | 1 << index[x])
+        for name in names:
+            if bits >> index[name] & 1:
+                continue
+            need = prefix[bisect.bisect_right(sizes, space - footprint[name])]
+            for o in {o for b in held[name] & kept for o in users[b]
+                      if bits >> index[o] & 1}:
+                if together(name, o) > space:
+                    need &= ~(1 << index[o])
+                else:
+                    need |= 1 << index[o]
+            if need & ~ordered[name] == 0:
+                rest.append(name)
+    return Exclusion(chosen, rest, space, rounded, held, footprint)
+
+
+def exclusion_bound(problem: Problem, target: Target, sets: Exclusion) -> int:
+    """The ``exclusion:M`` part for the memory of ``sets`` (see the module docstring)."""
+    if not sets.chosen:
         return 0
-    # Y: apart from every op of X. Of the X ops that share no buffer with y, those of
-    # footprint <= space - footprint(y) are apart from y only if ordered with it; those
-    # that share one are checked one by one.
-    by_size = sorted(chosen, key=footprint.__getitem__)
-    sizes = [footprint[x] for x in by_size]
-    prefix = [0]
-    for x in by_size:
-        prefix.append(prefix[-1] | 1 << index[x])
-    rest = []
-    for name in names:
-        if bits >> index[name] & 1:
-            continue
-        need = prefix[bisect.bisect_right(sizes, space - footprint[name])]
-        for o in {o for b in held[name] & kept for o in users[b] if bits >> index[o] & 1}:
-            if together(name, o) > space:
-                need &= ~(1 << index[o])
-            else:
-                need |= 1 << index[o]
-        if need & ~ordered[name] == 0:
-            rest.append((name, _modes(problem.ops[name].modes, target)))
-    shortest = sum(min(m.duration for m in _modes(problem.ops[x].modes, target))
-                   for x in chosen)
-    return shortest + _resource_span(rest, target)
-
-
-def memory_bound_parts(problem: Problem, target: Target) -> dict[str, int]:
-    """The ``memory:M`` and ``exclusion:M`` parts of :func:`models.bounds.lower_bound`,
-    one each per memory that buffers use."""
-    edges = necessary_edges(problem)
-    parts = {}
-    for volume in memory_volumes(problem, target, edges):
-        parts[f"memory:{volume.memory}"] = volume.bound
-        parts[f"exclusion:{volume.memory}"] = exclusion_bound(problem, target,
-                                                              volume.memory, edges)
-    return parts
+    shortest = sum(min(m.duration for m in usable_or_all(problem.ops[x].modes, target))
+                   for x in sets.chosen)
+    return shortest + _resource_span(
+        ((name, usable_or_all(problem.ops[name].modes, target)) for name in sets.rest),
+        target)
