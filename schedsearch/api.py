@@ -10,9 +10,10 @@ The pipeline, each stage starting from the previous stage's legal answer:
    milliseconds, or the stall (the op that could not start); after a stall, decided
    here and on the solve's own budget, CP-SAT on the whole problem as a last resort when
    the problem is small (``meta.solver`` is then ``cp-sat`` even if nothing later
-   improves its answer), else a clear error naming that op; beside it, the same
-   portfolio with the tasks one after another (``tasks-in-sequence``), so the answer is
-   never worse than running the tasks in sequence;
+   improves its answer), else a clear error naming that op; beside it, each task
+   searched alone and the tasks put one after another (``tasks-in-sequence``,
+   :mod:`schedsearch.sequence`), so the answer is never worse than running the tasks in
+   sequence with this search;
 3. improvement within the time limit: the whole CP-SAT model first when the problem is
    small (:mod:`schedsearch.cpsat`; it also proves a bound), then large-neighbourhood
    search over time windows (:mod:`schedsearch.lns`) unless optimality was proven; both
@@ -47,9 +48,7 @@ from models.validate import validate_problem
 from schedsearch import interrupt
 from schedsearch.budget import Budget
 from schedsearch.constructive import (
-    SERIAL_PORTFOLIO,
     Stall,
-    construct_within,
     exact_fallback,
     list_schedule,
     priced_modes,
@@ -67,6 +66,7 @@ from schedsearch.instance import Instance, build_instance
 from schedsearch.lns import improve
 from schedsearch.offsets import place_offsets
 from schedsearch.result import SolveStats, SolveStatus, refusal
+from schedsearch.sequence import TaskSolver, kernels_in_sequence
 from schedsearch.solution import Solution, extent_bytes, to_schedule
 
 __all__ = ["solve", "solve_report", "Progress", "SolveReport", "SECONDARIES",
@@ -79,13 +79,9 @@ WHOLE_MODEL_SHARE = 0.4
 #: The same share when the search uses the whole time (``reproducible=False``): CP-SAT's
 #: parallel search on the whole model is then the strongest stage, LNS keeps the rest.
 WHOLE_MODEL_SHARE_TIMED = 0.8
-#: Share of the budget for the list scheduler's portfolio with the tasks one after
-#: another (a candidate the answer must never lose to).
+#: Share of the budget for the tasks one after another, each searched alone (a
+#: candidate the answer must never lose to).
 SERIAL_SHARE = 0.25
-#: Above this many ops the tasks-in-sequence candidate is not tried: deriving the task
-#: barriers costs as much as the tile precedences (3 s at 8,000 ops), up to 10 s on the
-#: tight RMSNorm -> DDR -> copy chain at 7,806 ops, and that cannot be stopped midway.
-SERIAL_MAX_OPS = 4000
 #: Share of the budget the peak-memory phase gets when it is asked for.
 SECONDARY_SHARE = 0.3
 
@@ -168,9 +164,7 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
         if not validated:
             validate_problem(problem, target, source)
         inst = build_instance(problem, target)
-        dag_began = time.perf_counter()
         dag = build_dag(inst, granularity)
-        dag_seconds = time.perf_counter() - dag_began
     except InputError as error:
         raise refusal(error.with_source(source)) from None
     relaxation = energy_relaxation(problem, target)
@@ -196,7 +190,7 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
         raise refusal(error) from None
     solution = found
     serial_budget = budget.share(SERIAL_SHARE)
-    serial = _tasks_in_sequence(inst, dag, granularity, serial_budget, dag_seconds, priced)
+    serial = kernels_in_sequence(inst, serial_budget, _task_solver(seed, workers, placement))
     budget.absorb(serial_budget)
     if serial is not None and serial.makespan(inst) < solution.makespan(inst) and \
             _respects(inst, dag, serial):
@@ -249,24 +243,14 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
                        status=status, stats=stats)
 
 
-def _tasks_in_sequence(inst: Instance, dag: Dag, granularity: str, budget: Budget,
-                       dag_seconds: float, priced: list[list[int]]) -> Solution | None:
-    """The tasks one after another (a barrier between consecutive tasks), from the list
-    scheduler's portfolio within ``budget``: the answer is never worse than that. None
-    when ``dag`` already has the barriers, the problem is above :data:`SERIAL_MAX_OPS`
-    ops, less wall time is left than twice what deriving ``dag`` took (``dag_seconds``:
-    the barriers cost about as much, and cannot be stopped midway), the tasks cannot be
-    put in one order, or no pass finishes in time (each stops at the limit: this
-    candidate is optional). ``priced``: the priced policy's modes, shared with the main
-    portfolio."""
-    if granularity == "task" or len(set(inst.op_task)) < 2 or budget.exhausted() or \
-            inst.n_ops > SERIAL_MAX_OPS or budget.wall_left() < 2 * dag_seconds:
-        return None
-    try:
-        barriers = build_dag(inst, "task")
-    except InputError:
-        return None
-    return construct_within(inst, barriers, budget, SERIAL_PORTFOLIO, priced)
+def _task_solver(seed: int, workers: int, placement: bool) -> TaskSolver:
+    """The search on one task alone, with the solve's seed, workers and placement."""
+    def solve_task(problem: Problem, target: Target, seconds: float,
+                   reproducible: bool) -> Schedule:
+        return solve_report(problem, target, time_limit=seconds, seed=seed, workers=workers,
+                            placement=placement, reproducible=reproducible,
+                            validated=True).schedule
+    return solve_task
 
 
 def _respects(inst: Instance, dag: Dag, solution: Solution) -> bool:

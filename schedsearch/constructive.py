@@ -55,8 +55,7 @@ from schedsearch.result import NoSchedule, SolveStatus
 from schedsearch.solution import Solution
 
 __all__ = ["construct", "list_schedule", "exact_fallback", "stall_error",
-           "tails", "Stall", "PassSpec", "problem_order", "SERIAL_PORTFOLIO",
-           "construct_within"]
+           "tails", "Stall", "PassSpec", "problem_order"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -490,12 +489,6 @@ _PORTFOLIO = (PassSpec("all", "problem", 16), PassSpec("all", "problem", 64, Tru
               PassSpec("all", "breadth", 256), PassSpec("priced", "depth", 64),
               PassSpec("all", "depth", 1024), PassSpec("all", "problem", 1024),
               PassSpec("priced", "depth", 4096))
-#: The portfolio for the tasks one after another (a barrier between tasks): within one
-#: task the cheapest-priced modes with a wide window lead (on RMSNorm -> GEMM -> SiLU,
-#: 77x4096x700 on v73, 274,161 ns where the first pass of :data:`_PORTFOLIO` gives 325,789).
-SERIAL_PORTFOLIO = (PassSpec("priced", "breadth", 256), PassSpec("all", "problem", 16),
-                    PassSpec("priced", "depth", 64), PassSpec("priced", "depth", 1024, True),
-                    PassSpec("all", "depth", 64), PassSpec("all", "problem", 1024))
 #: Up to this many buffers that one op allocates are tried in every order when the
 #: first order does not fit (5! = 120 orders at most).
 _PERMUTED_BUFFERS = 5
@@ -567,23 +560,22 @@ class _Sequences:
 
 
 def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
-                   portfolio: Sequence[PassSpec], budget: Budget | None,
-                   first_in_full: bool) -> tuple[Solution | None, Stall | None]:
-    """The shortest solution of the passes the budget allows, and the first stall. With
-    ``first_in_full``, passes run to their end until one finishes (there must be an
-    answer); otherwise every pass stops when the work or the deadline runs out."""
+                   portfolio: Sequence[PassSpec], budget: Budget | None
+                   ) -> tuple[Solution | None, Stall | None]:
+    """The shortest solution of the passes the budget allows, and the first stall. Passes
+    run to their end until one finishes (there must be an answer); later ones stop when
+    the work or the deadline runs out."""
     best: Solution | None = None
     stall: Stall | None = None
     for spec in portfolio:
         if spec.policy not in sequences.policies:
             continue
-        if (best is not None or not first_in_full) and budget is not None and \
-                budget.exhausted():
+        if best is not None and budget is not None and budget.exhausted():
             break
         order, tail = sequences.get(spec.policy, spec.sequence)
         run = _Pass(inst, dag, order, spec.window, True, tail, sequences.policies[spec.policy],
                     in_sequence=spec.in_sequence, holders_first=spec.holders_first)
-        if budget is None or (best is None and first_in_full):
+        if budget is None or best is None:
             result = run.run()
         else:
             result = run.run(max_tries=int(budget.left / CHARGE_PER_TRY),
@@ -599,18 +591,6 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
         elif best is None or result.makespan(inst) < best.makespan(inst):
             best = result
     return best, stall
-
-
-def construct_within(inst: Instance, dag: Dag, budget: Budget,
-                     portfolio: Sequence[PassSpec],
-                     priced: list[list[int]] | None = None) -> Solution | None:
-    """The shortest legal solution of the passes of ``portfolio`` that finish within
-    ``budget`` (each pass stops when its work or the deadline runs out; no fallback), or
-    None: for an optional candidate, which must not run past the time limit. ``priced``
-    as in :func:`list_schedule`."""
-    best, _ = _run_portfolio(inst, dag, _Sequences(inst, dag, priced), portfolio, budget,
-                             first_in_full=False)
-    return best
 
 
 def list_schedule(inst: Instance, dag: Dag, budget: Budget | None = None, *,
@@ -629,7 +609,7 @@ def list_schedule(inst: Instance, dag: Dag, budget: Budget | None = None, *,
     (a solve shares one energy LP between its bound and every portfolio).
     """
     sequences = _Sequences(inst, dag, priced)
-    best, stall = _run_portfolio(inst, dag, sequences, _PORTFOLIO, budget, first_in_full=True)
+    best, stall = _run_portfolio(inst, dag, sequences, _PORTFOLIO, budget)
     for name, window, reserve, two_ended in _FALLBACK if best is None else ():
         order, tail = sequences.get("all", name)
         result = _Pass(inst, dag, order, window, reserve, tail, two_ended=two_ended).run()

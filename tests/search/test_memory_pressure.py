@@ -1,20 +1,18 @@
 """Search where memory binds: the problem-order and holders-first passes, the tasks in
-sequence as a floor, and the budget that uses the whole time limit."""
+sequence (each searched alone) as a floor, and the budget that uses the whole time limit."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 
 from models.bounds import energy_relaxation
-from models.formats import Problem, Target
+from models.formats import Problem, Schedule, Target
 from schedsearch.api import solve_report
 from schedsearch.budget import UNMETERED_WORK, Budget
 from schedsearch.constructive import (
     _PORTFOLIO,
-    SERIAL_PORTFOLIO,
     _Pass,
     breadth_order,
-    construct_within,
     depth_order,
     priced_modes,
     problem_order,
@@ -22,6 +20,9 @@ from schedsearch.constructive import (
 )
 from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
+from schedsearch.paths import restrict, task_order
+from schedsearch.result import SolveStatus
+from schedsearch.sequence import kernels_in_sequence
 from schedsearch.solution import Solution, to_schedule
 from tests.fuzz._budget import examples
 from tests.search.problems import feasible_problems, gemm_problem, target, two_task_problem, verify
@@ -41,14 +42,14 @@ def test_problem_order_keeps_the_op_order_where_the_edges_allow() -> None:
 
 @settings(max_examples=examples(0.4))
 @given(feasible_problems())
-def test_every_pass_of_both_portfolios_is_legal_on_a_tight_memory(
+def test_every_pass_of_the_portfolio_is_legal_on_a_tight_memory(
         case: tuple[Problem, Target]) -> None:
     problem, tgt = case
     inst = build_instance(problem, tgt)
     priced = priced_modes(inst, energy_relaxation(inst.problem, inst.target))
-    for granularity, portfolio in (("tile", _PORTFOLIO), ("task", SERIAL_PORTFOLIO)):
+    for granularity in ("tile", "task"):
         dag = build_dag(inst, granularity)
-        for spec in portfolio:
+        for spec in _PORTFOLIO:
             allowed = priced if spec.policy == "priced" else None
             tail = tails(inst, dag, allowed)
             order = {"problem": problem_order(dag), "depth": depth_order(dag, tail),
@@ -78,17 +79,46 @@ def test_holders_first_starts_what_needs_no_new_memory_before_a_load() -> None:
     assert result.starts[mm0] == max(ends[op] for op in loads0)
 
 
+def _kernel_span(schedule: Schedule) -> int:
+    return max(schedule.makespan, *(b.free for b in schedule.buffers.values()), 0)
+
+
 @settings(max_examples=examples(0.2))
 @given(feasible_problems())
-def test_solve_is_never_worse_than_the_tasks_one_after_another(
+def test_the_tasks_one_after_another_are_legal_and_apart_in_dependency_order(
         case: tuple[Problem, Target]) -> None:
     problem, tgt = case
+    assume(len(problem.tasks) > 1)
     inst = build_instance(problem, tgt)
-    serial = construct_within(inst, build_dag(inst, "task"), Budget.start(60.0),
-                              SERIAL_PORTFOLIO)
-    report = solve_report(problem, tgt, time_limit=1.0, workers=1)
+
+    def solve_task(sub: Problem, t: Target, seconds: float, reproducible: bool) -> Schedule:
+        return solve_report(sub, t, time_limit=seconds, workers=1).schedule
+
+    found = kernels_in_sequence(inst, Budget.start(2.0), solve_task)
+    assert found is not None
+    schedule = to_schedule(inst, found, {})
+    assert verify(schedule) == []
+    spans = []
+    for task in task_order(problem, tgt):
+        ops = [p for name, p in schedule.ops.items() if problem.ops[name].task == task]
+        spans.append((min(p.start for p in ops), max(p.end for p in ops)))
+    assert all(end <= start for (_, end), (start, _) in zip(spans, spans[1:], strict=False))
+
+
+@settings(max_examples=examples(0.2), deadline=None)
+@given(feasible_problems())
+def test_solve_is_never_worse_than_its_tasks_one_after_another_each_at_its_optimum(
+        case: tuple[Problem, Target]) -> None:
+    problem, tgt = case
+    assume(len(problem.tasks) > 1)
+    serial = 0
+    for task in task_order(problem, tgt):
+        alone = solve_report(restrict(problem, task)[0], tgt, time_limit=1.0, workers=1)
+        assume(alone.status is SolveStatus.OPTIMAL)
+        serial += _kernel_span(alone.schedule)
+    report = solve_report(problem, tgt, time_limit=2.0, workers=1)
     assert verify(report.schedule) == []
-    assert serial is None or report.schedule.makespan <= serial.makespan(inst)
+    assert report.schedule.makespan <= serial
 
 
 def test_two_tasks_solved_legally_when_the_whole_time_is_used() -> None:
