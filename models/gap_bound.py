@@ -57,10 +57,10 @@ fill VTCM (norms and their transfer pairs alternate, tests/models/test_gap_bound
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ortools.linear_solver import pywraplp
@@ -68,12 +68,12 @@ from ortools.sat.python import cp_model
 
 from models.formats import Mode, Problem, Target
 from models.lp import ceil_bound
-from models.memory_bound import Exclusion, usable_or_all
+from models.memory_bound import Exclusion
 
 __all__ = ["Piece", "Pattern", "pattern_length", "gap_bound"]
 
 #: Free units per gap whose pattern is priced exactly (more are charged by energy).
-FREE_PER_GAP = 3
+FREE_PER_GAP = 2
 #: Pieces with more ops than this are left fluid (their patterns would be slow to solve).
 MAX_PIECE_OPS = 12
 #: Kinds of pre or post pieces beyond which the part is not computed (0).
@@ -198,13 +198,16 @@ class _Gaps:
     space: int  # between two ops of X: the space less what every op of X holds
 
 
-def _find_pieces(problem: Problem, target: Target, sets: Exclusion, chosen: list[str],
-                 before: dict[str, int], after: dict[str, int]) -> _Gaps:
+def _find_pieces(problem: Problem, sets: Exclusion, chosen: list[str],
+                 before: dict[str, int], after: dict[str, int],
+                 usable: dict[str, list[Mode]]) -> _Gaps:
     index = {name: i for i, name in enumerate(problem.ops)}
     xs = set(chosen)
     ys = {y for y in sets.rest
-          if min(m.duration for m in usable_or_all(problem.ops[y].modes, target)) > 0}
-    always = frozenset.intersection(*(sets.held[x] for x in chosen))
+          if min(m.duration for m in usable[y]) > 0}
+    # held by every op of X, so live all through a gap between two of them
+    always = frozenset.intersection(*(sets.held[x] for x in chosen)) if len(chosen) > 1 \
+        else frozenset()
     smallest = sorted((sets.footprint[x], x) for x in chosen)[:2]
     users: dict[str, list[str]] = defaultdict(list)
     for name in problem.ops:
@@ -247,7 +250,7 @@ def _find_pieces(problem: Problem, target: Target, sets: Exclusion, chosen: list
             fluid.extend(ops)
             continue
         if not holders:
-            free[_piece(problem, target, ops, confining, frozenset(), sets, after, index)] += 1
+            free[_piece(ops, confining, frozenset(), sets, after, index, usable)] += 1
             continue
         x = holders[0]
         seen_x.add(x)
@@ -256,8 +259,8 @@ def _find_pieces(problem: Problem, target: Target, sets: Exclusion, chosen: list
         post = [o for o in ops if before[o] & bit]
         fluid.extend(o for o in ops if not (after[o] | before[o]) & bit)
         anchored = sets.held[x] & confining
-        pres[_piece(problem, target, pre, confining, anchored, sets, after, index)] += 1
-        posts[_piece(problem, target, post, confining, anchored, sets, after, index)] += 1
+        pres[_piece(pre, confining, anchored, sets, after, index, usable)] += 1
+        posts[_piece(post, confining, anchored, sets, after, index, usable)] += 1
     if len(xs) > len(seen_x):  # ops of X with no confining buffer: empty pieces
         pres[Piece(())] += len(xs) - len(seen_x)
         posts[Piece(())] += len(xs) - len(seen_x)
@@ -265,9 +268,9 @@ def _find_pieces(problem: Problem, target: Target, sets: Exclusion, chosen: list
                  sets.space - sum(sets.rounded[b] for b in always))
 
 
-def _piece(problem: Problem, target: Target, ops: list[str], confining: set[str],
-           anchored: frozenset[str], sets: Exclusion, after: dict[str, int],
-           index: dict[str, int]) -> Piece:
+def _piece(ops: list[str], confining: set[str], anchored: frozenset[str], sets: Exclusion,
+           after: dict[str, int], index: dict[str, int], usable: dict[str, list[Mode]]
+           ) -> Piece:
     position = {name: i for i, name in enumerate(ops)}
     accessed: dict[str, list[int]] = defaultdict(list)
     for i, name in enumerate(ops):
@@ -277,39 +280,28 @@ def _piece(problem: Problem, target: Target, ops: list[str], confining: set[str]
                      for b, users in accessed.items())
     edges = tuple((position[a], position[b]) for a in ops for b in ops
                   if after[a] >> index[b] & 1)
-    modes = tuple(tuple(_mode_key(m) for m in usable_or_all(problem.ops[name].modes, target))
+    modes = tuple(tuple(_mode_key(m) for m in usable[name])
                   for name in ops)
     return Piece(modes, tuple(buffers), edges)
 
 
-def _energy(pieces: Sequence[Piece], resources: list[tuple[str, int]]) -> list[float]:
-    """Per resource, the pieces' least work over its capacity (each op in its mode that
-    needs least of that resource)."""
-    totals = []
-    for name, capacity in resources:
-        work = sum(min(d * dict((*lanes, *budgets)).get(name, 0) for d, lanes, budgets in modes)
-                   for piece in pieces for modes in piece.modes)
-        totals.append(work / capacity)
-    return totals
-
-
-def gap_bound(problem: Problem, target: Target, sets: Exclusion,
-              before: dict[str, int], after: dict[str, int]) -> int:
+def gap_bound(problem: Problem, target: Target, sets: Exclusion, before: dict[str, int],
+              after: dict[str, int], usable: dict[str, list[Mode]]) -> int:
     """The ``gaps:M`` part for the memory of ``sets`` (see the module docstring)."""
     chosen = [x for x in sets.chosen
-              if min(m.duration for m in usable_or_all(problem.ops[x].modes, target)) > 0]
+              if min(m.duration for m in usable[x]) > 0]
     if not chosen:
         return 0
-    gaps = _find_pieces(problem, target, sets, chosen, before, after)
-    if len(gaps.posts) > MAX_KINDS or len(gaps.pres) > MAX_KINDS:
-        return 0
+    gaps = _find_pieces(problem, sets, chosen, before, after, usable)
+    if len(gaps.posts) > MAX_KINDS or len(gaps.pres) > MAX_KINDS or gaps.space <= 0:
+        return 0  # too many kinds to price; or no legal schedule (FIT)
     resources = [(k, n) for k, n in (*target.lanes.items(), *target.budgets.items()) if n > 0]
-    fluid = [Piece(tuple(tuple(_mode_key(m) for m in
-                               usable_or_all(problem.ops[y].modes, target))
-                         for y in gaps.fluid))]
+    fluid: Counter[OpKey] = Counter(
+        (tuple(_mode_key(m) for m in usable[y]),
+         (0.0,) * len(_DFF)) for y in gaps.fluid)
     free_kinds = list(gaps.free)
     kinds = [(p, q) for p in [None, *gaps.posts] for q in [None, *gaps.pres]
-             if (p is None) != (q is None) or p is not None]
+             if (p is None) != (q is None) or (p is not None and len(chosen) > 1)]
     per_gap = FREE_PER_GAP
     while per_gap and len(kinds) * math.comb(len(free_kinds) + per_gap, per_gap) > MAX_PATTERNS:
         per_gap -= 1
@@ -335,7 +327,7 @@ def gap_bound(problem: Problem, target: Target, sets: Exclusion,
             break
         for pattern in pending:
             pricing.solve(pattern)
-    shortest = sum(min(m.duration for m in usable_or_all(problem.ops[x].modes, target))
+    shortest = sum(min(m.duration for m in usable[x])
                    for x in chosen)
     return shortest + ceil_bound(value)
 
@@ -343,7 +335,7 @@ def gap_bound(problem: Problem, target: Target, sets: Exclusion,
 class _Pricing:
     """Each pattern's least length: the largest of CP-SAT's bound where solved (``exact``),
     the lengths of the pattern less one free unit and of its free units alone (fewer ops
-    only relax), and its energy."""
+    only relax), and its ops' least work on each resource (:func:`_work`)."""
 
     def __init__(self, target: Target, resources: list[tuple[str, int]], space: int,
                  solves: int) -> None:
@@ -365,9 +357,7 @@ class _Pricing:
         """None: no legal gap holds it."""
         if pattern in self.known:
             return self.known[pattern]
-        found = [self.exact.get(pattern, 0)]
-        found.append(max(_energy([pc for pc, _ in pattern.pieces()], self.resources),
-                         default=0.0))
+        found = [self.exact.get(pattern, 0), *_work(_pattern_ops(pattern), self.resources)]
         for i, unit in enumerate(pattern.free):
             if i and unit == pattern.free[i - 1]:
                 continue
@@ -380,21 +370,87 @@ class _Pricing:
         return value
 
 
-def _kinds_of(pieces: Sequence[Piece]) -> Counter[tuple[ModeKey, ...]]:
-    """How many ops of each mode set ``pieces`` hold."""
-    return Counter(modes for piece in pieces for modes in piece.modes)
+#: An op as the energy and memory rows see it: its usable modes, and its memory weights
+#: (one per dual-feasible function of :data:`_DFF`; see :func:`_op_keys`).
+OpKey = tuple[tuple[ModeKey, ...], tuple[float, ...]]
+#: The dual-feasible functions u_k of the memory rows.
+_DFF = (1, 2, 3)
+
+
+def _dff(size: int, space: int, k: int) -> float:
+    """Fekete and Schepers' dual-feasible function u_k of ``size / space``: sizes that
+    fit together in ``space`` have values summing to at most 1 (so with k = 2 a buffer of
+    more than a third of the space counts as half of it: two at a time)."""
+    if (k + 1) * size % space == 0:
+        return size / space
+    return ((k + 1) * size // space) / k
+
+
+def _chain(piece: Piece, among: set[int], ends: set[int], reverse: bool) -> set[int]:
+    """The ops of a longest chain of necessary edges within ``among`` (by shortest
+    durations) that ends at an op of ``ends`` (starts there if ``reverse``)."""
+    shortest = [min(mode[0] for mode in modes) for modes in piece.modes]
+    best = {i: (shortest[i], (i,)) for i in among}
+    edges = [(b, a) if reverse else (a, b) for a, b in piece.edges if a in among and b in among]
+    for _ in range(len(among)):
+        for a, b in edges:
+            if best[a][0] + shortest[b] > best[b][0]:
+                best[b] = (best[a][0] + shortest[b], (*best[a][1], b))
+    return set(max((best[i] for i in ends), default=(0, ()))[1])
+
+
+@functools.lru_cache(maxsize=4096)
+def _op_keys(piece: Piece, anchor: str, space: int) -> tuple[OpKey, ...]:
+    """Per op of ``piece`` in a gap of ``space``, its :data:`OpKey`. The memory rows:
+    the buffers live at any instant have :func:`_dff` values summing to at most 1, so a
+    gap lasts at least the sum over its buffers of that value times the buffer's
+    lifetime. A buffer lives at least as long as a chain of ops that must run one after
+    another inside its window: its accessors, and for a buffer anchored to the gap's
+    start (end), any chain of the piece that ends (starts) at an accessor. Each op of the
+    chain chosen per buffer (:func:`_chain`) carries the buffer's value as its weight, so
+    the row is the ops' durations, in the modes they take, times their weights."""
+    weights = [[0.0] * len(_DFF) for _ in piece.modes]
+    everything = set(range(len(piece.modes)))
+    for size, anchored, users in piece.buffers:
+        if anchored and anchor:
+            chain = _chain(piece, everything, set(users), anchor == "end")
+        else:
+            chain = _chain(piece, set(users), set(users), False)
+        for i in chain:
+            for j, k in enumerate(_DFF):
+                weights[i][j] += _dff(size, space, k)
+    return tuple((modes, tuple(w)) for modes, w in zip(piece.modes, weights, strict=True))
+
+
+def _pattern_ops(pattern: Pattern) -> Counter[OpKey]:
+    """The ops of ``pattern``, by :data:`OpKey`."""
+    return Counter(key for piece, anchor in pattern.pieces()
+                   for key in _op_keys(piece, anchor, pattern.space))
+
+
+def _work(ops: Counter[OpKey], resources: list[tuple[str, int]]) -> list[float]:
+    """Per lane kind and budget, then per memory row, the least time ``ops`` need (each
+    op in its mode that needs least of it)."""
+    totals = []
+    for name, capacity in resources:
+        totals.append(sum(n * min(d * dict((*lanes, *budgets)).get(name, 0)
+                                  for d, lanes, budgets in modes)
+                          for (modes, _), n in ops.items()) / capacity)
+    for j in range(len(_DFF)):
+        totals.append(sum(n * weights[j] * min(mode[0] for mode in modes)
+                          for (modes, weights), n in ops.items()))
+    return totals
 
 
 def _gap_lp(gaps: _Gaps, kinds: list[tuple[Piece | None, Piece | None]],
             patterns: list[Pattern], per_gap: int, free_kinds: list[Piece],
-            fluid: list[Piece], resources: list[tuple[str, int]], pricing: _Pricing
+            fluid: Counter[OpKey], resources: list[tuple[str, int]], pricing: _Pricing
             ) -> tuple[float, list[Pattern]] | None:
     """The LP of the module docstring (step 5): its optimum, and the patterns it uses.
 
-    Energy rows, for the gaps with ``per_gap`` free units or more (``full``, which also
-    take the free units beyond) and for all gaps: each op kind (its set of modes) spreads
-    its ops in those gaps over its modes, and on each lane kind and budget their work is
-    at most the capacity times the gaps' total length (the ``energy`` LP, per group)."""
+    Beside each pattern's length, rows of energy and memory (:func:`_energy_rows`) hold
+    for all gaps together, and for the gaps of each space with ``per_gap`` free units or
+    more (``full``), which also hold the free units beyond."""
     solver = pywraplp.Solver.CreateSolver("GLOP")
     infinity = solver.infinity()
     count = {kind: solver.NumVar(0.0, infinity, "") for kind in kinds}
@@ -404,8 +460,13 @@ def _gap_lp(gaps: _Gaps, kinds: list[tuple[Piece | None, Piece | None]],
         solver.Add(sum(v for (_, b), v in count.items() if b == q) == n)
     split: dict[tuple[Piece | None, Piece | None], list] = defaultdict(list)
     units: dict[Piece, list] = defaultdict(list)
-    lengths, full_lengths = [], []
-    in_full: dict[tuple[ModeKey, ...], list] = defaultdict(list)  # ops in full gaps
+    spaces = sorted({pattern.space for pattern in patterns})
+    lengths: list = []
+    full_lengths: dict[int, list] = {space: [] for space in spaces}
+    everywhere: dict[OpKey, list] = defaultdict(list)
+    in_full: dict[int, dict[OpKey, list]] = {space: defaultdict(list) for space in spaces}
+    for key, n in fluid.items():
+        everywhere[key].append(n)
     columns = []
     for pattern in patterns:
         length = pricing.length(pattern)
@@ -416,29 +477,28 @@ def _gap_lp(gaps: _Gaps, kinds: list[tuple[Piece | None, Piece | None]],
         split[(pattern.post, pattern.pre)].append(use)
         for unit in pattern.free:
             units[unit].append(use)
-        lengths.append(length * use)
-        if len(pattern.free) == per_gap:
-            full_lengths.append(length * use)
-            for modes, n in _kinds_of([pc for pc, _ in pattern.pieces()]).items():
-                in_full[modes].append(n * use)
+        full = len(pattern.free) == per_gap
+        (full_lengths[pattern.space] if full else lengths).append(length * use)
+        for key, n in _pattern_ops(pattern).items():
+            everywhere[key].append(n * use)
+            if full:
+                in_full[pattern.space][key].append(n * use)
     for kind, v in count.items():
         solver.Add(sum(split[kind]) == v)
     for unit, n in gaps.free.items():
-        extra = solver.NumVar(0.0, infinity, "")
-        solver.Add(sum(units[unit]) + extra == n)
-        for modes, k in _kinds_of([unit]).items():
-            in_full[modes].append(k * extra)
-    full = solver.NumVar(0.0, infinity, "")  # the length of the full gaps
-    solver.Add(full >= sum(full_lengths))
-    total = sum(lengths) - sum(full_lengths) + full
-    everywhere = _kinds_of(fluid)
-    for pieces, n in [(list(gaps.posts), gaps.posts), (list(gaps.pres), gaps.pres),
-                      (free_kinds, gaps.free)]:
-        for piece in pieces:
-            for modes, k in _kinds_of([piece]).items():
-                everywhere[modes] += k * n[piece]
-    _energy_rows(solver, full, {m: sum(t) for m, t in in_full.items()}, resources)
-    _energy_rows(solver, total, dict(everywhere), resources)
+        extras = {space: solver.NumVar(0.0, infinity, "") for space in spaces}
+        solver.Add(sum(units[unit]) + sum(extras.values()) == n)
+        for space, extra in extras.items():
+            for key, m in Counter(_op_keys(unit, "", space)).items():
+                everywhere[key].append(m * extra)
+                in_full[space][key].append(m * extra)
+    total = sum(lengths)
+    for space in spaces:
+        full = solver.NumVar(0.0, infinity, "")
+        total += full
+        solver.Add(full >= sum(full_lengths[space]))
+        _energy_rows(solver, full, in_full[space], resources)
+    _energy_rows(solver, total, everywhere, resources)
     solver.Minimize(total)
     if solver.Solve() != pywraplp.Solver.OPTIMAL:
         return None
@@ -446,16 +506,24 @@ def _gap_lp(gaps: _Gaps, kinds: list[tuple[Piece | None, Piece | None]],
     return solver.Objective().Value(), used
 
 
-def _energy_rows(solver: pywraplp.Solver, length: object, ops: dict,
+def _energy_rows(solver: pywraplp.Solver, length: object, ops: dict[OpKey, list],
                  resources: list[tuple[str, int]]) -> None:
-    """``length`` is at least each resource's work over its capacity, for ``ops`` (how
-    many ops of each mode set, numbers or LP expressions) each in a mode of its set."""
-    work = [0.0] * len(resources)
-    for modes, n in ops.items():
+    """``length`` is at least each resource's work over its capacity and each memory
+    row (:func:`_op_keys`), for ``ops`` (per :data:`OpKey`, terms that sum to how many:
+    numbers or LP expressions), each op in a mode of its own: the ``energy`` LP with
+    memory beside lanes and budgets, so one mode choice pays for both."""
+    work = [0.0] * (len(resources) + len(_DFF))
+    for (modes, weights), terms in ops.items():
         shares = [solver.NumVar(0.0, solver.infinity(), "") for _ in modes]
-        solver.Add(sum(shares) == n)
+        solver.Add(sum(shares) == sum(terms))
         for r, (name, _) in enumerate(resources):
             work[r] += sum(share * d * dict((*lanes, *budgets)).get(name, 0)
                            for share, (d, lanes, budgets) in zip(shares, modes, strict=True))
-    for r, (_, capacity) in enumerate(resources):
-        solver.Add(capacity * length >= work[r])
+        for j, weight in enumerate(weights):
+            if weight:
+                work[len(resources) + j] += sum(share * mode[0] * weight
+                                                for share, mode in zip(shares, modes,
+                                                                       strict=True))
+    capacities = [capacity for _, capacity in resources] + [1] * len(_DFF)
+    for w, capacity in zip(work, capacities, strict=True):
+        solver.Add(capacity * length >= w)

@@ -60,8 +60,8 @@ from models.formats import Access, Box, Mode, Problem, Target
 from models.validate import usable_modes
 
 __all__ = ["MemoryVolume", "Exclusion", "exclusion_sets", "reach_bits", "ordered_pairs",
-           "usable_or_all", "necessary_edges", "shortest_lifetimes", "memory_volumes",
-           "exclusion_bound"]
+           "usable_or_all", "usable_by_op", "necessary_edges", "shortest_lifetimes",
+           "memory_volumes", "exclusion_bound"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +154,11 @@ def usable_or_all(modes: tuple[Mode, ...], target: Target) -> list[Mode]:
     return [modes[i] for i in usable] or list(modes)
 
 
+def usable_by_op(problem: Problem, target: Target) -> dict[str, list[Mode]]:
+    """:func:`usable_or_all` of every op, found once for all the memory parts."""
+    return {name: usable_or_all(op.modes, target) for name, op in problem.ops.items()}
+
+
 def _resource_span(accessors: Iterable[tuple[str, list[Mode]]], target: Target) -> int:
     """The least time that ``accessors`` (each with its usable modes) need together on the
     target's lanes and budgets: work over capacity, and the chain of ops that each take
@@ -176,16 +181,17 @@ def _resource_span(accessors: Iterable[tuple[str, list[Mode]]], target: Target) 
 
 
 def shortest_lifetimes(problem: Problem, target: Target,
-                       edges: set[tuple[str, str]] | None = None) -> dict[str, int]:
+                       edges: set[tuple[str, str]] | None = None,
+                       usable: dict[str, list[Mode]] | None = None) -> dict[str, int]:
     """Per buffer, the least length of its ``[alloc, free)`` window in any legal schedule
     (see the module docstring); ``edges`` defaults to :func:`necessary_edges`."""
     edges = necessary_edges(problem) if edges is None else edges
+    usable = usable_by_op(problem, target) if usable is None else usable
     graph = nx.DiGraph()
     graph.add_nodes_from(problem.ops)
     graph.add_edges_from(edges)
     rank = {name: i for i, name in enumerate(nx.topological_sort(graph))}
-    shortest = {name: min(mode.duration for mode in usable_or_all(op.modes, target))
-                for name, op in problem.ops.items()}
+    shortest = {name: min(mode.duration for mode in usable[name]) for name in problem.ops}
     accessors: dict[str, set[str]] = defaultdict(set)
     for name, op in problem.ops.items():
         for access in (*op.reads, *op.writes):
@@ -200,16 +206,16 @@ def shortest_lifetimes(problem: Problem, target: Target,
             start = max((finish[p] for p in graph.predecessors(name) if p in among),
                         default=0)
             finish[name] = start + shortest[name]
-        span = _resource_span(((name, usable_or_all(problem.ops[name].modes, target))
-                               for name in ops), target)
+        span = _resource_span(((name, usable[name]) for name in ops), target)
         lives[buffer] = max(max(finish.values(), default=0), span)
     return lives
 
 
 def memory_volumes(problem: Problem, target: Target,
-                   edges: set[tuple[str, str]] | None = None) -> list[MemoryVolume]:
+                   edges: set[tuple[str, str]] | None = None,
+                   usable: dict[str, list[Mode]] | None = None) -> list[MemoryVolume]:
     """Per memory of the target that some buffer uses, its :class:`MemoryVolume`."""
-    lives = shortest_lifetimes(problem, target, edges)
+    lives = shortest_lifetimes(problem, target, edges, usable)
     volume: dict[str, int] = defaultdict(int)
     for name, buffer in problem.buffers.items():
         memory = target.memories[buffer.memory]
@@ -336,12 +342,9 @@ def exclusion_sets(problem: Problem, target: Target, memory: str,
     return Exclusion(chosen, rest, space, rounded, held, footprint)
 
 
-def exclusion_bound(problem: Problem, target: Target, sets: Exclusion) -> int:
+def exclusion_bound(target: Target, sets: Exclusion, usable: dict[str, list[Mode]]) -> int:
     """The ``exclusion:M`` part for the memory of ``sets`` (see the module docstring)."""
     if not sets.chosen:
         return 0
-    shortest = sum(min(m.duration for m in usable_or_all(problem.ops[x].modes, target))
-                   for x in sets.chosen)
-    return shortest + _resource_span(
-        ((name, usable_or_all(problem.ops[name].modes, target)) for name in sets.rest),
-        target)
+    shortest = sum(min(m.duration for m in usable[x]) for x in sets.chosen)
+    return shortest + _resource_span(((name, usable[name]) for name in sets.rest), target)

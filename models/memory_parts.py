@@ -13,6 +13,7 @@ from models.memory_bound import (
     memory_volumes,
     necessary_edges,
     reach_bits,
+    usable_by_op,
 )
 
 __all__ = ["memory_bound_parts"]
@@ -21,7 +22,8 @@ __all__ = ["memory_bound_parts"]
 def memory_bound_parts(problem: Problem, target: Target) -> dict[str, int]:
     """``memory:M``, ``exclusion:M`` and ``gaps:M`` for each memory that buffers use."""
     edges = necessary_edges(problem)
-    volumes = memory_volumes(problem, target, edges)
+    usable = usable_by_op(problem, target)
+    volumes = memory_volumes(problem, target, edges, usable)
     if not volumes:
         return {}
     before, after = reach_bits(problem, edges)
@@ -30,6 +32,7 @@ def memory_bound_parts(problem: Problem, target: Target) -> dict[str, int]:
     for volume in volumes:
         sets = exclusion_sets(problem, target, volume.memory, edges, ordered)
         parts[f"memory:{volume.memory}"] = volume.bound
-        parts[f"exclusion:{volume.memory}"] = exclusion_bound(problem, target, sets)
-        parts[f"gaps:{volume.memory}"] = gap_bound(problem, target, sets, before, after)
+        parts[f"exclusion:{volume.memory}"] = exclusion_bound(target, sets, usable)
+        parts[f"gaps:{volume.memory}"] = gap_bound(problem, target, sets, before, after,
+                                                        usable)
     return parts
