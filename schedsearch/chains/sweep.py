@@ -71,6 +71,8 @@ class EdgeSweep:
         b = self.result.path(PathName.B)
         return {"edge": self.result.edge.label, "A": paths["A"], "B": paths["B"],
                 "B_variant": None if b is None else b.variant, "stated_factor": self.stated,
+                "removable_share": self.result.removable_share,
+                "ceiling": self.result.ceiling,
                 "points": [p.as_dict() for p in self.points]}
 
 
@@ -115,8 +117,9 @@ def _print(name: str, sweeps: Sequence[EdgeSweep]) -> None:
         assert a is not None and b is not None
         legal = all(p.result.legal for p in r.paths) and all(
             p.c is None or p.c.result.legal for p in sweep.points)
-        print(f"{name}: {r.edge.label}  A {a.result.makespan:,}  B {b.result.makespan:,} "
-              f"({b.variant})  {'legal' if legal else 'ILLEGAL'}")
+        print(f"{name}: {r.edge.label}  A {a.result.makespan:,} ({a.variant})  "
+              f"B {b.result.makespan:,} ({b.variant})  ceiling from A {r.ceiling:.3f}x  "
+              f"{'legal' if legal else 'ILLEGAL'}")
         for p in sweep.points:
             c = "none" if p.c is None else f"{p.c.result.makespan:,}"
             mark = "  (the target's figure)" if p.factor == sweep.stated else ""
