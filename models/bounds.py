@@ -25,6 +25,10 @@ The bound is the largest of its parts, each a valid bound on its own:
   buffers need at least (each buffer's size, rounded up to the alignment, times its
   shortest possible lifetime) over the space M offers per tick
   (:mod:`models.memory_bound`). It is what binds where on-chip memory is tight.
+- ``exclusion:M``: ops whose buffers of M cannot be live together run apart
+  (:mod:`models.memory_bound`); ``gaps:M``: what memory forces into each gap between
+  them, priced by small CP-SAT models and an LP over their orders
+  (:mod:`models.gap_bound`). All three memory parts: :mod:`models.memory_parts`.
 
 Makespans are integers, so rounding a true bound up keeps it a bound. A weak bound makes
 a good schedule look bad; these parts are cheap and cannot exceed the optimum.
