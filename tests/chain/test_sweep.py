@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from models.cost import cost_model
@@ -68,3 +71,22 @@ def test_command_refuses_a_factor_below_one() -> None:
     with pytest.raises(SystemExit) as caught:
         main(["rmsnorm-gemm-chain-v75", "--factors", "1,0.9"])
     assert caught.value.code == 2
+
+
+def test_command_writes_each_edge_with_its_winners(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    norm, gemm = CHAIN["tasks"]
+    tiny = {**CHAIN, "tasks": [{**norm, "rows": 32, "cols": 64},
+                               {**gemm, "M": 32, "N": 32, "K": 64}]}
+    path, out = tmp_path / "chain.json", tmp_path / "sweep.json"
+    path.write_text(json.dumps(tiny))
+    assert main([str(path), "--factors", "1,1.15", "--time-limit", "0.1",
+                 "--json", str(out)]) == 0
+    assert "(the target's figure)" in capsys.readouterr().out
+    ((edge,),) = json.loads(out.read_text()).values()
+    assert edge["stated_factor"] == 1.15 and edge["ceiling"] >= 1
+    assert [p["factor"] for p in edge["points"]] == [1.0, 1.15]
+    for point in edge["points"]:
+        assert point["legal"]
+        times = {"A": edge["A"], "B": edge["B"], "C": point["C"]}
+        assert times[point["winner"]] == min(times.values())
