@@ -70,7 +70,7 @@ from models.formats import Mode, Problem, Target
 from models.lp import ceil_bound
 from models.memory_bound import Exclusion
 
-__all__ = ["Piece", "Pattern", "pattern_length", "gap_bound"]
+__all__ = ["Piece", "Pattern", "Priced", "pattern_length", "price_pattern", "gap_bound"]
 
 #: Free units per gap whose pattern is priced exactly (more are charged by energy).
 FREE_PER_GAP = 2
@@ -80,9 +80,10 @@ MAX_PIECE_OPS = 12
 MAX_KINDS = 16
 #: LP columns (gap kinds times free-unit multisets) allowed before FREE_PER_GAP shrinks.
 MAX_PATTERNS = 1500
-#: CP-SAT solves per call, and the deterministic work of each.
+#: CP-SAT solves per call, the deterministic work (CP-SAT's seconds) of each and of all.
 MAX_SOLVES = 48
 _SOLVE_WORK = 0.25
+MAX_WORK = 1.5
 
 ModeKey = tuple[int, tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]
 
@@ -120,10 +121,24 @@ def _mode_key(mode: Mode) -> ModeKey:
             tuple(sorted(mode.budgets.items())))
 
 
+@dataclass(frozen=True, slots=True)
+class Priced:
+    """A pattern's ``length`` (None: no legal gap holds it) and the deterministic ``work``
+    CP-SAT spent on it."""
+
+    length: int | None
+    work: float
+
+
 def pattern_length(pattern: Pattern, target: Target) -> int | None:
     """A lower bound on the length of any gap holding ``pattern`` (CP-SAT's proven bound
     on the small problem of the module docstring, step 4), or None when no legal gap can
     hold it."""
+    return price_pattern(pattern, target, _SOLVE_WORK).length
+
+
+def price_pattern(pattern: Pattern, target: Target, work: float) -> Priced:
+    """:func:`pattern_length` within ``work`` deterministic seconds of CP-SAT."""
     ops: list[tuple[ModeKey, ...]] = []
     buffers: list[tuple[int, str, list[int]]] = []
     edges: list[tuple[int, int]] = []
@@ -134,7 +149,7 @@ def pattern_length(pattern: Pattern, target: Target) -> int | None:
         buffers.extend((size, anchor if anchored else "", [base + i for i in users])
                        for size, anchored, users in piece.buffers)
     if not ops:
-        return 0
+        return Priced(0, 0.0)
     horizon = sum(max(m[0] for m in modes) for modes in ops)
     model = cp_model.CpModel()
     makespan = model.new_int_var(0, horizon, "T")
@@ -161,7 +176,7 @@ def pattern_length(pattern: Pattern, target: Target) -> int | None:
     windows = []
     for size, anchor, users in buffers:
         if size > pattern.space:
-            return None
+            return Priced(None, 0.0)
         low = model.new_int_var(0, horizon, "")
         high = model.new_int_var(0, horizon, "")
         model.add(low == 0) if anchor == "start" else model.add_min_equality(
@@ -177,14 +192,15 @@ def pattern_length(pattern: Pattern, target: Target) -> int | None:
     solver.parameters.catch_sigint_signal = False  # see models.configurations
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = 0
-    solver.parameters.max_deterministic_time = _SOLVE_WORK
+    solver.parameters.max_deterministic_time = work
     solver.parameters.linearization_level = 0  # measured: proves these tiny optima far sooner
     status = solver.solve(model)
+    spent = solver.deterministic_time
     if status == cp_model.INFEASIBLE:
-        return None
+        return Priced(None, spent)
     if status == cp_model.MODEL_INVALID:
-        return 0
-    return max(0, math.ceil(solver.best_objective_bound - 1e-6))
+        return Priced(0, spent)
+    return Priced(max(0, math.ceil(solver.best_objective_bound - 1e-6)), spent)
 
 
 @dataclass(slots=True)
@@ -323,7 +339,7 @@ def gap_bound(problem: Problem, target: Target, sets: Exclusion, before: dict[st
             return 0
         value, used = lp
         pending = [pattern for pattern in used if pattern not in pricing.exact]
-        if not pending or pricing.left <= 0:
+        if not pending or pricing.spent:
             break
         for pattern in pending:
             pricing.solve(pattern)
@@ -343,14 +359,21 @@ class _Pricing:
         self.space = space  # of a gap with nothing held all along: free units alone
         self.resources = resources
         self.left = solves
+        self.work = MAX_WORK
         self.exact: dict[Pattern, int | None] = {}
         self.known: dict[Pattern, float | None] = {}
 
+    @property
+    def spent(self) -> bool:
+        return self.left <= 0 or self.work <= 0.0
+
     def solve(self, pattern: Pattern) -> None:
-        if pattern in self.exact or self.left <= 0:
+        if pattern in self.exact or self.spent:
             return
+        priced = price_pattern(pattern, self.target, min(_SOLVE_WORK, self.work))
         self.left -= 1
-        self.exact[pattern] = pattern_length(pattern, self.target)
+        self.work -= priced.work
+        self.exact[pattern] = priced.length
         self.known.clear()
 
     def length(self, pattern: Pattern) -> float | None:
