@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from hypothesis import assume, given, settings
 
+from benchmarks.bench_memory import tight_problem
 from models.bounds import energy_relaxation
 from models.formats import Problem, Schedule, Target
 from schedsearch.api import solve_report
@@ -14,6 +15,7 @@ from schedsearch.constructive import (
     _Pass,
     breadth_order,
     depth_order,
+    interleaved_order,
     priced_modes,
     problem_order,
     tails,
@@ -53,12 +55,51 @@ def test_every_pass_of_the_portfolio_is_legal_on_a_tight_memory(
             allowed = priced if spec.policy == "priced" else None
             tail = tails(inst, dag, allowed)
             order = {"problem": problem_order(dag), "depth": depth_order(dag, tail),
-                     "breadth": breadth_order(inst, dag, tail)}[spec.sequence]
+                     "breadth": breadth_order(inst, dag, tail),
+                     "interleaved": interleaved_order(inst, dag)}[spec.sequence]
             result = _Pass(inst, dag, order, spec.window, True, tail, allowed,
                            in_sequence=spec.in_sequence,
                            holders_first=spec.holders_first).run()
             if isinstance(result, Solution):
                 assert verify(to_schedule(inst, result, {})) == [], (granularity, spec)
+
+
+def test_interleaved_order_advances_every_task_at_the_same_pace() -> None:
+    """Two independent tasks, one with twice the other's work: task by task, the second
+    has not started when half the work is done; interleaved, each has done about half of
+    its own, and each keeps its own order."""
+    inst = build_instance(two_task_problem(), target(capacity=4096))
+    dag = build_dag(inst)
+    order = interleaved_order(inst, dag)
+    position = {op: k for k, op in enumerate(order)}
+    assert sorted(order) == list(range(inst.n_ops))
+    assert all(position[p] < position[s] for p, s, _ in dag.edges)
+    tasks = sorted(set(inst.op_task))
+    for task in tasks:
+        own = [op for op in order if inst.op_task[op] == task]
+        assert own == sorted(own)
+    work = {t: sum(inst.min_duration(i) for i in range(inst.n_ops) if inst.op_task[i] == t)
+            for t in tasks}
+    done = dict.fromkeys(tasks, 0)
+    for op in order:
+        if sum(done.values()) * 2 >= sum(work.values()):
+            break
+        done[inst.op_task[op]] += inst.min_duration(op)
+    assert all(0.3 <= done[t] / work[t] <= 0.7 for t in tasks), (done, work)
+
+
+def test_a_pass_is_not_stalled_by_its_guard_when_fragmentation_blocks_the_head() -> None:
+    """On the tight GEMM + RMSNorm of 2,048 columns this pass used to stall: the head
+    (a norm) needed 64 KiB that were free in bytes but not in one piece, and guard (1)
+    held back the GEMM loads that would have let the GEMM finish and free its tiles."""
+    problem, tgt = tight_problem("pair-wide", 150)
+    inst = build_instance(problem, tgt)
+    dag = build_dag(inst)
+    priced = priced_modes(inst, energy_relaxation(problem, tgt))
+    result = _Pass(inst, dag, interleaved_order(inst, dag), 64, True, tails(inst, dag, priced),
+                   priced, in_sequence=True).run()
+    assert isinstance(result, Solution), result
+    assert verify(to_schedule(inst, result, {})) == []
 
 
 def test_holders_first_starts_what_needs_no_new_memory_before_a_load() -> None:
