@@ -217,10 +217,11 @@ class _Gaps:
 def _find_pieces(problem: Problem, sets: Exclusion, chosen: list[str],
                  before: dict[str, int], after: dict[str, int],
                  usable: dict[str, list[Mode]]) -> _Gaps:
+    """Steps 2 and 3 of the module docstring: confining buffers, the groups they join,
+    and the pieces of those groups by kind (ops of X without one get empty pieces)."""
     index = {name: i for i, name in enumerate(problem.ops)}
     xs = set(chosen)
-    ys = {y for y in sets.rest
-          if min(m.duration for m in usable[y]) > 0}
+    ys = {y for y in sets.rest if min(m.duration for m in usable[y]) > 0}
     # held by every op of X, so live all through a gap between two of them
     always = frozenset.intersection(*(sets.held[x] for x in chosen)) if len(chosen) > 1 \
         else frozenset()
@@ -287,6 +288,8 @@ def _find_pieces(problem: Problem, sets: Exclusion, chosen: list[str],
 def _piece(ops: list[str], confining: set[str], anchored: frozenset[str], sets: Exclusion,
            after: dict[str, int], index: dict[str, int], usable: dict[str, list[Mode]]
            ) -> Piece:
+    """The :class:`Piece` of ``ops`` (in problem order): their confining buffers, those
+    in ``anchored`` marked, and the necessary edges among them (transitively closed)."""
     position = {name: i for i, name in enumerate(ops)}
     accessed: dict[str, list[int]] = defaultdict(list)
     for i, name in enumerate(ops):
@@ -296,16 +299,14 @@ def _piece(ops: list[str], confining: set[str], anchored: frozenset[str], sets: 
                      for b, users in accessed.items())
     edges = tuple((position[a], position[b]) for a in ops for b in ops
                   if after[a] >> index[b] & 1)
-    modes = tuple(tuple(_mode_key(m) for m in usable[name])
-                  for name in ops)
+    modes = tuple(tuple(_mode_key(m) for m in usable[name]) for name in ops)
     return Piece(modes, tuple(buffers), edges)
 
 
 def gap_bound(problem: Problem, target: Target, sets: Exclusion, before: dict[str, int],
               after: dict[str, int], usable: dict[str, list[Mode]]) -> int:
     """The ``gaps:M`` part for the memory of ``sets`` (see the module docstring)."""
-    chosen = [x for x in sets.chosen
-              if min(m.duration for m in usable[x]) > 0]
+    chosen = [x for x in sets.chosen if min(m.duration for m in usable[x]) > 0]
     if not chosen:
         return 0
     gaps = _find_pieces(problem, sets, chosen, before, after, usable)
@@ -343,8 +344,7 @@ def gap_bound(problem: Problem, target: Target, sets: Exclusion, before: dict[st
             break
         for pattern in pending:
             pricing.solve(pattern)
-    shortest = sum(min(m.duration for m in usable[x])
-                   for x in chosen)
+    shortest = sum(min(m.duration for m in usable[x]) for x in chosen)
     return shortest + ceil_bound(value)
 
 
