@@ -221,7 +221,17 @@ def _run(built: Built, seed: int, conflicts: int, wall: float,
     params.max_number_of_conflicts = conflicts
     params.max_time_in_seconds = max(wall, 0.001)
     params.stop_after_first_solution = first
-    status = solver.solve(built.model, _Watcher(on_objective) if on_objective else None)
+    watcher = _Watcher(on_objective) if on_objective else None
+    try:
+        status = solver.solve(built.model, watcher)
+    except (IndexError, RuntimeError):  # an OR-Tools internal error, e.g. absl::btree_map::at
+        unhinted = built.model.clone()  # seen with hints on OR-Tools 9.15; same variables
+        unhinted.clear_hints()
+        try:
+            status = solver.solve(unhinted, watcher)
+        except (IndexError, RuntimeError):
+            return _Run(status="SOLVER_ERROR", solution=None, objective=None, bound=None,
+                        conflicts=0, cut=False)
     found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     # Stopped for a reason that repeats: a proof, the first solution asked for, or the cap.
     settled = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) or (first and found)

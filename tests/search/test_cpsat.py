@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+from ortools.sat.python import cp_model
+
 from schedsearch.budget import Budget
 from schedsearch.constructive import construct
-from schedsearch.cpsat.model import build, solve_built, whole_problem
+from schedsearch.cpsat.model import Built, build, solve_built, whole_problem
 from schedsearch.cpsat.variables import Incumbent
 from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
@@ -80,3 +83,43 @@ def test_zero_duration_ops_and_barriers_give_a_valid_model() -> None:
         assert schedule.meta is not None
         assert schedule.meta["status"] == "OPTIMAL", schedule.meta
         assert verify(schedule) == []
+
+
+def _failing_first(monkeypatch: pytest.MonkeyPatch, failures: int) -> list[bool]:
+    """CpSolver.solve raises OR-Tools' internal IndexError on its first ``failures``
+    calls; the list records, per call, whether the model carried hints."""
+    calls: list[bool] = []
+    real = cp_model.CpSolver.solve
+
+    def solve(self: cp_model.CpSolver, model: cp_model.CpModel, *args: object) -> object:
+        calls.append(bool(model.proto.solution_hint.vars))
+        if len(calls) <= failures:
+            raise IndexError("absl::btree_map::at")
+        return real(self, model, *args)
+
+    monkeypatch.setattr(cp_model.CpSolver, "solve", solve)
+    return calls
+
+
+def _tiny_built() -> Built:
+    inst = build_instance(gemm_problem(blocks=1, k_steps=1), target(capacity=1 << 16))
+    dag = build_dag(inst)
+    inc = Incumbent.of(inst, dag, construct(inst, dag))
+    return build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan)
+
+
+def test_an_internal_solver_error_is_retried_without_hints(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    built = _tiny_built()
+    calls = _failing_first(monkeypatch, 1)
+    outcome = solve_built(built, Budget.start(30), work=1.0, seed=0, workers=1)
+    assert calls == [True, False]
+    assert outcome.status == "OPTIMAL" and outcome.objective == 20 + 20 + 10
+
+
+def test_an_internal_solver_error_twice_is_no_solution_not_a_traceback(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    built = _tiny_built()
+    _failing_first(monkeypatch, 2)
+    outcome = solve_built(built, Budget.start(30), work=1.0, seed=0, workers=1)
+    assert outcome.solution is None and outcome.status == "SOLVER_ERROR"
