@@ -44,7 +44,7 @@ __all__ = ["TIGHT_VTCM", "PROBLEMS", "tight_target", "tight_problem", "main"]
 #: The VTCM capacity of the tight-memory problems (issue 14): 192 KiB.
 TIGHT_VTCM = 192 * 1024
 #: The parts of :func:`models.bounds.lower_bound` that know memory (models/memory_bound.py).
-_MEMORY_PARTS = ("memory:", "exclusion:")
+_MEMORY_PARTS = ("memory:", "exclusion:", "gaps:")
 _GEMM = {"kind": "gemm", "M": 256, "N": 256, "K": 256, "bm": 64, "bn": 64, "bk": 128}
 
 
