@@ -57,6 +57,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from models.formats import Access, Box, Mode, Problem, Target
+from models.regions import BoxIndex
 from models.validate import usable_modes
 
 __all__ = ["MemoryVolume", "Exclusion", "exclusion_sets", "reach_bits", "ordered_pairs",
@@ -83,10 +84,6 @@ def _round_up(value: int, step: int) -> int:
     return -(-value // step) * step
 
 
-def _boxes_intersect(a: Box, b: Box) -> bool:
-    return all(lo1 < hi2 and lo2 < hi1 for (lo1, hi1), (lo2, hi2) in zip(a, b, strict=True))
-
-
 def _byte_range(access: Access, size: int) -> tuple[int, int]:
     return access.bytes if access.bytes is not None else (0, size)
 
@@ -107,8 +104,8 @@ def necessary_edges(problem: Problem) -> set[tuple[str, str]]:
                     (name, _byte_range(access, size)))
             elif access.tensor is not None and access.box is not None:
                 tensor_writes[access.tensor].append((name, access.box))
-    regions = {tensor: _Regions(writes) for tensor, writes in tensor_writes.items()}
-    regions.update((t, _Regions([])) for t in problem.tensors if t not in regions)
+    regions = {tensor: BoxIndex(writes) for tensor, writes in tensor_writes.items()}
+    regions.update((t, BoxIndex([])) for t in problem.tensors if t not in regions)
     for name, op in problem.ops.items():
         for access in op.reads:
             if access.buffer is not None and access.value is not None:
@@ -120,32 +117,8 @@ def necessary_edges(problem: Problem) -> set[tuple[str, str]]:
             elif access.tensor is not None and access.box is not None and \
                     problem.tensors[access.tensor].role in ("output", "temp"):
                 edges.update((writer, name) for writer in
-                             regions[access.tensor].writers(access.box) if writer != name)
+                             regions[access.tensor].intersecting(access.box) if writer != name)
     return edges
-
-
-class _Regions:
-    """The writes of one tensor, sorted by where their boxes start in the first
-    dimension, to find those a read box intersects without trying every write."""
-
-    def __init__(self, writes: list[tuple[str, Box]]) -> None:
-        self.writes = sorted(writes, key=lambda w: w[1][0][0] if w[1] else 0)
-        self.starts = [box[0][0] if box else 0 for _, box in self.writes]
-        self.reach: list[int] = []  # the largest first-dimension end up to each write
-        for _, box in self.writes:
-            end = box[0][1] if box else 1
-            self.reach.append(max(end, self.reach[-1]) if self.reach else end)
-
-    def writers(self, box: Box) -> list[str]:
-        if not box:
-            return [name for name, _ in self.writes]
-        found = []
-        j = bisect.bisect_left(self.starts, box[0][1]) - 1
-        while j >= 0 and self.reach[j] > box[0][0]:
-            if _boxes_intersect(self.writes[j][1], box):
-                found.append(self.writes[j][0])
-            j -= 1
-        return found
 
 
 def usable_or_all(modes: tuple[Mode, ...], target: Target) -> list[Mode]:

@@ -36,6 +36,7 @@ import networkx as nx
 
 from models.errors import InputError
 from models.formats import Access, Box
+from models.regions import BoxIndex
 from schedsearch.instance import Instance
 
 __all__ = ["Dag", "build_dag", "task_order", "GRANULARITIES"]
@@ -62,10 +63,6 @@ def _intersects(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 def _covers(outer: tuple[int, int], inner: tuple[int, int]) -> bool:
     return outer[0] <= inner[0] and inner[1] <= outer[1]
-
-
-def _boxes_intersect(a: Box, b: Box) -> bool:
-    return all(lo1 < hi2 and lo2 < hi1 for (lo1, hi1), (lo2, hi2) in zip(a, b, strict=True))
 
 
 def _byte_range(inst: Instance, access: Access) -> tuple[int, int]:
@@ -154,14 +151,11 @@ def _ddr_raw(inst: Instance, edges: _Edges) -> None:
             if access.tensor is not None and tensors[access.tensor].role != "input":
                 reads[access.tensor].append((i, access.box or ()))
     for tensor, tensor_writes in writes.items():
-        # Sorting both sides by the first dimension lets each read stop scanning early.
-        tensor_writes.sort(key=lambda item: (item[1][0][0] if item[1] else 0, item[0]))
+        index = BoxIndex(sorted(tensor_writes,
+                                key=lambda item: (item[1][0][0] if item[1] else 0, item[0])))
         for reader, box in reads.get(tensor, ()):
-            for writer, written in tensor_writes:
-                if box and written and written[0][0] >= box[0][1]:
-                    break
-                if _boxes_intersect(written, box):
-                    edges.add(writer, reader)
+            for writer in index.intersecting(box):
+                edges.add(writer, reader)
 
 
 def _order_buffer(inst: Instance, edges: _Edges, b: int, writers: list[_Write],
