@@ -37,8 +37,8 @@ def kernels_in_sequence(inst: Instance, budget: Budget, solve_task: TaskSolver
                         ) -> Solution | None:
     """Each task of ``inst`` solved alone by ``solve_task`` within ``budget`` (shared in
     proportion to the tasks' ops), end to end in dependency order; None when there are
-    fewer than two tasks, tasks share a buffer, the budget is spent, or a stop was asked
-    for."""
+    fewer than two tasks, tasks share a buffer, the budget is spent, a stop was asked
+    for, or a task alone got no schedule in its share."""
     from schedsearch.paths import restrict, task_order  # paths imports the checker
 
     problem = inst.problem
@@ -60,7 +60,10 @@ def kernels_in_sequence(inst: Instance, budget: Budget, solve_task: TaskSolver
         share = len(sub.ops) / ops_left
         ops_left -= len(sub.ops)
         seconds = (budget.left if budget.reproducible else budget.wall_left()) * share
-        schedule = solve_task(sub, inst.target, seconds, budget.reproducible)
+        try:
+            schedule = solve_task(sub, inst.target, seconds, budget.reproducible)
+        except (InputError, interrupt.Interrupted):  # NoSchedule is an InputError
+            return None  # an optional candidate: the caller keeps what it has
         budget.charge(seconds if budget.reproducible else 0.0)
         for name, placement in schedule.ops.items():
             i = inst.op_index[name]

@@ -1,0 +1,42 @@
+"""The tasks one after another as a candidate: optional, so a task that fails alone, an
+interrupt or too little time give no candidate, never an error."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.errors import InputError
+from models.formats import Problem, Schedule, Target
+from schedsearch import interrupt
+from schedsearch.api import solve_report
+from schedsearch.budget import Budget
+from schedsearch.instance import build_instance
+from schedsearch.result import NoSchedule, SolveStatus
+from schedsearch.sequence import TaskSolver, kernels_in_sequence
+from tests.search.problems import gemm_problem, target, two_task_problem
+
+
+def _failing_on(task: str, error: Exception) -> TaskSolver:
+    def solve_task(sub: Problem, t: Target, seconds: float, reproducible: bool) -> Schedule:
+        if task in sub.tasks:
+            raise error
+        return solve_report(sub, t, time_limit=seconds, workers=1).schedule
+    return solve_task
+
+
+@pytest.mark.parametrize("error", [
+    NoSchedule(SolveStatus.NO_SOLUTION_IN_TIME, InputError("no time", rule="FIT")),
+    interrupt.Interrupted()])
+def test_a_task_that_gets_no_schedule_alone_gives_no_candidate(error: Exception) -> None:
+    inst = build_instance(two_task_problem(), target(capacity=4096))
+    assert kernels_in_sequence(inst, Budget.start(2.0), _failing_on("h", error)) is None
+
+
+def test_one_task_or_a_spent_budget_gives_no_candidate() -> None:
+    single = build_instance(gemm_problem(blocks=2, k_steps=1), target(capacity=4096))
+    never = _failing_on("nothing", RuntimeError("not called"))
+    assert kernels_in_sequence(single, Budget.start(2.0), never) is None
+    spent = Budget.start(1.0)
+    spent.charge(2.0)
+    two = build_instance(two_task_problem(), target(capacity=4096))
+    assert kernels_in_sequence(two, spent, never) is None
