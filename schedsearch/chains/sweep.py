@@ -16,7 +16,6 @@ Without examples, every bundled chain example (``chain-*``, ``rmsnorm-gemm-chain
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -27,6 +26,7 @@ from models.formats import Target
 from models.layouts import layout_costs, with_fused_factor
 from models.targets import load_target
 from models.workload import Workload, example_names, load_workload
+from schedsearch import interrupt
 from schedsearch.chains.forward import NotForwardable
 from schedsearch.chains.paths import (
     DEFAULT_OPTIONS,
@@ -36,6 +36,8 @@ from schedsearch.chains.paths import (
     chain_paths,
     path_c,
 )
+from schedsearch.commands.options import limit_seconds
+from schedsearch.output import output_file_only, write_json
 from schedsearch.paths import SolveOptions
 
 __all__ = ["FACTORS", "SweepPoint", "EdgeSweep", "pressure_sweep", "chain_examples", "main"]
@@ -126,29 +128,51 @@ def _print(name: str, sweeps: Sequence[EdgeSweep]) -> None:
             print(f"  factor {p.factor:<5g} C {c:>12}  winner {p.winner.value}{mark}")
 
 
+def _factors(text: str) -> tuple[float, ...]:
+    """An argparse type: comma-separated finite factors, each at least 1."""
+    try:
+        factors = tuple(float(f) for f in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got "
+                                         f"{text!r}") from None
+    if not factors or any(not 1 <= f < float("inf") for f in factors):
+        raise argparse.ArgumentTypeError(f"every factor must be a finite number >= 1, got "
+                                         f"{text!r}")
+    return factors
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """The command: exit 0, 2 on bad input (one line naming the file, path and rule, as
+    ``schedsearch`` does), 130 when interrupted."""
+    parser = argparse.ArgumentParser(prog="python -m schedsearch.chains.sweep",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("examples", nargs="*", help="bundled examples or workload files")
-    parser.add_argument("--factors", default=",".join(f"{f:g}" for f in FACTORS),
-                        help="comma-separated fused compute factors (each >= 1)")
-    parser.add_argument("--time-limit", type=float, default=DEFAULT_OPTIONS.time_limit,
+    parser.add_argument("--factors", type=_factors, default=FACTORS,
+                        help="comma-separated fused compute factors (each >= 1; default "
+                             + ",".join(f"{f:g}" for f in FACTORS) + ")")
+    parser.add_argument("--time-limit", type=limit_seconds,
+                        default=DEFAULT_OPTIONS.time_limit,
                         help="seconds per solve (default 2)")
-    parser.add_argument("--json", help="write the figures to this file")
+    parser.add_argument("--json", type=output_file_only, help="write the figures to this file")
     args = parser.parse_args(argv)
-    factors = tuple(float(f) for f in args.factors.split(","))
-    if any(not f >= 1 for f in factors):
-        parser.error("every factor must be >= 1")
     options = replace(DEFAULT_OPTIONS, time_limit=args.time_limit)
-    figures = {}
-    for name in args.examples or chain_examples():
-        workload = load_workload(name)
-        sweeps = pressure_sweep(workload, load_target(workload.target), factors,
-                                options=options)
-        _print(name, sweeps)
-        figures[name] = [s.as_dict() for s in sweeps]
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as out:
-            json.dump(figures, out, indent=1)
+    interrupt.install()
+    try:
+        figures = {}
+        for name in args.examples or chain_examples():
+            workload = load_workload(name)
+            sweeps = pressure_sweep(workload, load_target(workload.target), args.factors,
+                                    options=options)
+            _print(name, sweeps)
+            figures[name] = [s.as_dict() for s in sweeps]
+        if args.json:
+            write_json(args.json, figures)
+    except InputError as error:
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, interrupt.Interrupted):
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -90,3 +90,15 @@ def test_command_writes_each_edge_with_its_winners(tmp_path: Path,
         assert point["legal"]
         times = {"A": edge["A"], "B": edge["B"], "C": point["C"]}
         assert times[point["winner"]] == min(times.values())
+
+
+def test_the_sweep_command_refuses_bad_input_in_one_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["no-such-example"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "FILE" in err[0] and "no-such-example" in err[0]
+    for argv in (["--factors", "0.5"], ["--factors", "1,x"], ["--time-limit", "nan"],
+                 ["--json", "/no/such/dir/x.json"]):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2, argv
