@@ -55,7 +55,8 @@ from schedsearch.result import NoSchedule, SolveStatus
 from schedsearch.solution import Solution
 
 __all__ = ["construct", "list_schedule", "exact_fallback", "stall_error",
-           "tails", "Stall", "PassSpec", "problem_order", "interleaved_order"]
+           "tails", "Stall", "PassSpec", "problem_order", "interleaved_order",
+           "hungriest_first_order", "task_ranks", "large_buffers", "LARGE_SHARE"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +163,61 @@ def interleaved_order(inst: Instance, dag: Dag) -> list[int]:
     return order
 
 
+#: A buffer of at least 1/LARGE_SHARE of its memory is *large*: few fit at once, and the
+#: holes small buffers leave between them are what blocks it.
+LARGE_SHARE = 4
+
+
+def large_buffers(inst: Instance) -> list[bool]:
+    """Per buffer, whether it is large (:data:`LARGE_SHARE`)."""
+    return [inst.buffer_size[b] * LARGE_SHARE >= inst.target.memories[
+        inst.buffer_memory[b]].capacity_bytes for b in range(inst.n_buffers)]
+
+
+def task_ranks(inst: Instance) -> dict[str, int]:
+    """Per task, its rank by the largest share of a memory one of its buffers takes
+    (0: the hungriest), ties in problem order."""
+    hunger: dict[str, float] = {}
+    for op in range(inst.n_ops):
+        task = inst.op_task[op]
+        hunger[task] = max([hunger.get(task, 0.0)] + [
+            inst.buffer_size[b] / inst.target.memories[inst.buffer_memory[b]].capacity_bytes
+            for b in inst.op_buffers[op]])
+    first_seen = {task: k for k, task in reversed(list(enumerate(inst.op_task)))}
+    ranked = sorted(hunger, key=lambda task: (-hunger[task], first_seen[task]))
+    return {task: k for k, task in enumerate(ranked)}
+
+
+def hungriest_first_order(inst: Instance, dag: Dag) -> list[int]:
+    """Ops in a topological order that puts the task with the largest buffer first and
+    keeps each task's own order: the ready op of the hungriest task, lowest index first.
+
+    Why. Where one task's blocks fill most of memory (an RMSNorm block of 2,048 columns:
+    input, output and weight are 132 of 192 KiB), that task is the long pole: its
+    computes can run beside almost nothing, so its chain of transfer, compute, transfer
+    sets the pace, and the other tasks must fill the gaps. Issued in sequence with a wide
+    window, this order starts the hungry task's next op as soon as it fits and lets the
+    others' ready ops take what is left; guard (1) keeps room, in bytes, for the hungry
+    task's next op. On the tight GEMM + RMSNorm of 2,048 columns at 600 ops the list
+    schedule goes from 1.33 to 1.21 of the bound."""
+    rank = task_ranks(inst)
+    key = [(rank[inst.op_task[v]], v) for v in range(inst.n_ops)]
+    key += [(-1, v) for v in range(inst.n_ops, dag.n_nodes)]  # barriers pass at once
+    missing = [len(p) for p in dag.preds]
+    heap = [key[v] for v in range(dag.n_nodes) if not missing[v]]
+    heapq.heapify(heap)
+    order = []
+    while heap:
+        _, v = heapq.heappop(heap)
+        if v < dag.n_ops:
+            order.append(v)
+        for s, _ in dag.succs[v]:
+            missing[s] -= 1
+            if not missing[s]:
+                heapq.heappush(heap, key[s])
+    return order
+
+
 def depth_order(dag: Dag, tail: Sequence[int]) -> list[int]:
     """Ops in a depth-first topological order: each sink right after what it needs.
 
@@ -230,15 +286,19 @@ class _Pass:
                  reserve: bool, tail: Sequence[int],
                  allowed: Sequence[Sequence[int]] | None = None,
                  two_ended: bool = False, in_sequence: bool = False,
-                 holders_first: bool = False) -> None:
+                 holders_first: bool = False, split: bool = False,
+                 hungry_first: bool = False) -> None:
         self.inst, self.dag, self.order = inst, dag, order
         self.window, self.reserve, self.two_ended = window, reserve, two_ended
+        self.large = large_buffers(inst) if split else [False] * inst.n_buffers
         self.holders_first = holders_first
         n = inst.n_ops
         self.pos = [0] * n
         for k, op in enumerate(order):
             self.pos[op] = k
-        self.key = [(0 if in_sequence else -tail[i], self.pos[i]) for i in range(n)]
+        rank = task_ranks(inst) if hungry_first else {}
+        self.key = [(min(rank.get(inst.op_task[i], 1), 1) if hungry_first else
+                     0 if in_sequence else -tail[i], self.pos[i]) for i in range(n)]
         self.consumers = [sorted(ops, key=self.pos.__getitem__) for ops in inst.buffer_ops]
         self.modes = [sorted(allowed[i] if allowed else range(len(inst.modes[i])),
                              key=lambda k, i=i: (inst.modes[i][k].duration, k))
@@ -349,7 +409,7 @@ class _Pass:
         placed: list[tuple[int, int]] = []
         for b in buffers:
             memory = self.memories[inst.buffer_memory[b]]
-            if self.two_ended and self.unstarted[b] > 1:  # outlives op: keep it out of the way
+            if self.large[b] or self.two_ended and self.unstarted[b] > 1:  # out of the way
                 offset = memory.last_fit(inst.buffer_size[b], inst.buffer_align[b])
             else:
                 offset = memory.first_fit(inst.buffer_size[b], inst.buffer_align[b])
@@ -482,7 +542,9 @@ class _Pass:
         only help: ready ops anywhere in the sequence that allocate nothing new (they
         finish what holds memory), else the first eligible op that fits without guard
         (1), which held it back for a head op that fragmentation blocks anyway (its bytes
-        are free, but not in one piece). Whether anything started."""
+        are free, but not in one piece), else the first ready op beyond the window that
+        fits without it (the window had kept out, say, the operand loads of the very GEMM
+        tiles whose memory the blocked head waits for). Whether anything started."""
         started = False
         for op in range(self.inst.n_ops):
             if self.ready[op] and not self.started[op] and \
@@ -494,7 +556,9 @@ class _Pass:
         self.reserve = False
         try:
             return any(not self.started[op] and self._try_start(op, now)
-                       for _, op in list(self.eligible))
+                       for _, op in list(self.eligible)) or \
+                any(self.ready[op] and not self.started[op] and self._try_start(op, now)
+                    for op in self.order[self.head + self.window + 1:])
         finally:
             self.reserve = True
 
@@ -514,9 +578,11 @@ class _Pass:
 
 @dataclass(frozen=True, slots=True)
 class PassSpec:
-    """One pass of the portfolio: which modes (``all`` or ``priced``), which sequence
-    (``breadth``, ``depth``, ``problem`` or ``interleaved``: :func:`breadth_order`,
-    :func:`depth_order`, :func:`problem_order`, :func:`interleaved_order`), how far ops
+    """One pass of the portfolio: which modes (``all``, ``priced`` or ``large_fast``: ops
+    that access a large buffer only at their shortest modes), which sequence
+    (``breadth``, ``depth``, ``problem``, ``interleaved`` or ``hungry``:
+    :func:`breadth_order`, :func:`depth_order`, :func:`problem_order`,
+    :func:`interleaved_order`, :func:`hungriest_first_order`), how far ops
     may run ahead of the oldest unstarted one (``window``), whether eligible ops are tried
     in sequence order rather than longest tail first (``in_sequence``), and whether ops
     that allocate nothing go first (``holders_first``: finish what already holds memory
@@ -527,6 +593,14 @@ class PassSpec:
     window: int
     in_sequence: bool = False
     holders_first: bool = False
+    #: Large buffers (:data:`LARGE_SHARE`) at the highest address that fits, the others
+    #: at the lowest: the small ones' holes then do not split the space a large one
+    #: needs (tight wide pair, 161 ops: 1.38 -> 1.32 of the bound, no pass worse by more
+    #: than 0.3 % on the other tight problems).
+    split: bool = False
+    #: Eligible ops of the hungriest task (:func:`task_ranks`) before the others', each
+    #: group in sequence order: the long pole never waits for an op of a filler task.
+    hungry_first: bool = False
 
 
 #: The portfolio, in the order tried. Every pass the budget allows runs and the shortest
@@ -541,6 +615,8 @@ class PassSpec:
 #: large problem's budget reaches several: a wide window suits the priced modes, a narrow
 #: one large problems; breadth order stalls on big ones.
 _PORTFOLIO = (PassSpec("all", "problem", 16), PassSpec("all", "problem", 64, True),
+              PassSpec("large_fast", "interleaved", 64, True, split=True, hungry_first=True),
+              PassSpec("large_fast", "hungry", 1024, True, split=True),
               PassSpec("priced", "interleaved", 16, True), PassSpec("all", "interleaved", 16),
               PassSpec("priced", "interleaved", 256, True),
               PassSpec("all", "breadth", 64), PassSpec("all", "depth", 64),
@@ -594,6 +670,12 @@ def construct(inst: Instance, dag: Dag, source: str = "<problem>",
     return exact_fallback(inst, dag, found, source, budget, seed, workers)
 
 
+def _shortest(inst: Instance, op: int) -> list[int]:
+    """The modes of ``op`` of its shortest duration."""
+    least = inst.min_duration(op)
+    return [k for k, mode in enumerate(inst.modes[op]) if mode.duration == least]
+
+
 class _Sequences:
     """The mode policies that apply to ``inst`` and each (policy, sequence) computed
     once: the order and the tails it was ranked by. ``priced`` is :func:`priced_modes`
@@ -607,6 +689,11 @@ class _Sequences:
             priced = priced_modes(inst, energy_relaxation(inst.problem, inst.target))
         if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(priced)):
             self.policies["priced"] = priced
+        large = large_buffers(inst)
+        fast = [_shortest(inst, i) if any(large[b] for b in inst.op_buffers[i])
+                else list(range(len(inst.modes[i]))) for i in range(inst.n_ops)]
+        if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(fast)):
+            self.policies["large_fast"] = fast
         self.cache: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
 
     def get(self, policy: str, name: str) -> tuple[list[int], list[int]]:
@@ -615,6 +702,7 @@ class _Sequences:
             order = (breadth_order(self.inst, self.dag, tail) if name == "breadth" else
                      problem_order(self.dag) if name == "problem" else
                      interleaved_order(self.inst, self.dag) if name == "interleaved" else
+                     hungriest_first_order(self.inst, self.dag) if name == "hungry" else
                      depth_order(self.dag, tail))
             self.cache[(policy, name)] = (order, tail)
         return self.cache[(policy, name)]
@@ -630,13 +718,14 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
     stall: Stall | None = None
     for spec in portfolio:
         if spec.policy not in sequences.policies or \
-                (spec.sequence == "interleaved" and len(set(inst.op_task)) < 2):
+                (spec.sequence in ("interleaved", "hungry") and len(set(inst.op_task)) < 2):
             continue
         if best is not None and budget is not None and budget.exhausted():
             break
         order, tail = sequences.get(spec.policy, spec.sequence)
         run = _Pass(inst, dag, order, spec.window, True, tail, sequences.policies[spec.policy],
-                    in_sequence=spec.in_sequence, holders_first=spec.holders_first)
+                    in_sequence=spec.in_sequence, holders_first=spec.holders_first,
+                    split=spec.split, hungry_first=spec.hungry_first)
         if budget is None or best is None:
             result = run.run()
         else:

@@ -12,16 +12,19 @@ from schedsearch.api import solve_report
 from schedsearch.budget import UNMETERED_WORK, Budget
 from schedsearch.constructive import (
     _PORTFOLIO,
+    PassSpec,
+    Stall,
     _Pass,
-    breadth_order,
-    depth_order,
+    _Sequences,
+    hungriest_first_order,
     interleaved_order,
+    large_buffers,
     priced_modes,
     problem_order,
     tails,
 )
-from schedsearch.hazards import build_dag
-from schedsearch.instance import build_instance
+from schedsearch.hazards import Dag, build_dag
+from schedsearch.instance import Instance, build_instance
 from schedsearch.paths import restrict, task_order
 from schedsearch.result import SolveStatus
 from schedsearch.sequence import kernels_in_sequence
@@ -48,20 +51,23 @@ def test_every_pass_of_the_portfolio_is_legal_on_a_tight_memory(
         case: tuple[Problem, Target]) -> None:
     problem, tgt = case
     inst = build_instance(problem, tgt)
-    priced = priced_modes(inst, energy_relaxation(inst.problem, inst.target))
     for granularity in ("tile", "task"):
         dag = build_dag(inst, granularity)
+        sequences = _Sequences(inst, dag)
         for spec in _PORTFOLIO:
-            allowed = priced if spec.policy == "priced" else None
-            tail = tails(inst, dag, allowed)
-            order = {"problem": problem_order(dag), "depth": depth_order(dag, tail),
-                     "breadth": breadth_order(inst, dag, tail),
-                     "interleaved": interleaved_order(inst, dag)}[spec.sequence]
-            result = _Pass(inst, dag, order, spec.window, True, tail, allowed,
-                           in_sequence=spec.in_sequence,
-                           holders_first=spec.holders_first).run()
+            if spec.policy not in sequences.policies:
+                continue
+            result = _run_spec(inst, dag, sequences, spec)
             if isinstance(result, Solution):
                 assert verify(to_schedule(inst, result, {})) == [], (granularity, spec)
+
+
+def _run_spec(inst: Instance, dag: Dag, sequences: _Sequences,
+              spec: PassSpec) -> Solution | Stall | None:
+    order, tail = sequences.get(spec.policy, spec.sequence)
+    return _Pass(inst, dag, order, spec.window, True, tail, sequences.policies[spec.policy],
+                 in_sequence=spec.in_sequence, holders_first=spec.holders_first,
+                 split=spec.split, hungry_first=spec.hungry_first).run()
 
 
 def test_interleaved_order_advances_every_task_at_the_same_pace() -> None:
@@ -100,6 +106,82 @@ def test_a_pass_is_not_stalled_by_its_guard_when_fragmentation_blocks_the_head()
                    priced, in_sequence=True).run()
     assert isinstance(result, Solution), result
     assert verify(to_schedule(inst, result, {})) == []
+
+
+def test_a_window_does_not_stall_a_pass_whose_head_waits_for_ops_beyond_it() -> None:
+    """Interleaved, window 16: the head (a norm) waits for 64 KiB in one piece, and the
+    GEMM loads that would let the GEMM finish lie beyond the window: the unblock step
+    starts the first ready op beyond it that fits (this pass used to stall)."""
+    problem, tgt = tight_problem("pair-wide", 150)
+    inst = build_instance(problem, tgt)
+    dag = build_dag(inst)
+    result = _Pass(inst, dag, interleaved_order(inst, dag), 16, True, tails(inst, dag)).run()
+    assert isinstance(result, Solution), result
+    assert verify(to_schedule(inst, result, {})) == []
+
+
+def test_hungriest_first_order_puts_the_task_with_the_largest_buffer_first() -> None:
+    """The GEMM comes first in the problem; the RMSNorm's 64 KiB blocks are the largest
+    buffers, so its ops lead, each task in its own order, and the order is topological."""
+    problem, tgt = tight_problem("pair-wide")
+    inst = build_instance(problem, tgt)
+    dag = build_dag(inst)
+    order = hungriest_first_order(inst, dag)
+    assert inst.op_task[0] == "g0"
+    assert sorted(order) == list(range(inst.n_ops))
+    position = {op: k for k, op in enumerate(order)}
+    assert all(position[p] < position[s] for p, s, _ in dag.edges if s < inst.n_ops)
+    norm_ops = [op for op in range(inst.n_ops) if inst.op_task[op] == "r0"]
+    assert order[:len(norm_ops)] == norm_ops
+
+
+def test_split_placement_puts_large_buffers_at_the_top_and_small_ones_at_the_bottom() -> None:
+    problem, tgt = tight_problem("pair-wide")
+    inst = build_instance(problem, tgt)
+    dag = build_dag(inst)
+    large = large_buffers(inst)
+    capacity = tgt.memories["VTCM"].capacity_bytes
+    assert any(large) and not all(large)
+    runs = {split: _Pass(inst, dag, problem_order(dag), 16, True, tails(inst, dag),
+                         split=split).run() for split in (False, True)}
+    for result in runs.values():
+        assert isinstance(result, Solution)
+        assert verify(to_schedule(inst, result, {})) == []
+    split = runs[True]
+    assert isinstance(split, Solution)
+    first_large = min((b for b in range(inst.n_buffers) if large[b]),
+                      key=lambda b: min(split.starts[op] for op in inst.buffer_ops[b]))
+    assert split.offsets[first_large] + inst.buffer_size[first_large] == capacity
+    first_small = min((b for b in range(inst.n_buffers) if not large[b]),
+                      key=lambda b: min(split.starts[op] for op in inst.buffer_ops[b]))
+    assert split.offsets[first_small] == 0
+    assert runs[False].offsets != split.offsets
+
+
+def test_the_hungry_task_first_beats_the_problems_order_where_its_blocks_fill_memory() -> None:
+    """Tight GEMM + RMSNorm of 2,048 columns: the norm's chain is the long pole, so
+    issuing it first (and the GEMM in its gaps) is shorter than task by task."""
+    problem, tgt = tight_problem("pair-wide", 150)
+    inst = build_instance(problem, tgt)
+    dag = build_dag(inst)
+    sequences = _Sequences(inst, dag)
+    makespans = []
+    for spec in (PassSpec("all", "problem", 16),
+                 PassSpec("large_fast", "interleaved", 64, True, split=True,
+                          hungry_first=True),
+                 PassSpec("large_fast", "hungry", 1024, True, split=True)):
+        result = _run_spec(inst, dag, sequences, spec)
+        assert isinstance(result, Solution), spec
+        assert verify(to_schedule(inst, result, {})) == []
+        makespans.append(result.makespan(inst))
+    assert makespans[1] < makespans[0] and makespans[2] < makespans[0]
+    fast = sequences.policies["large_fast"]
+    for op in range(inst.n_ops):
+        modes = inst.modes[op]
+        if any(large_buffers(inst)[b] for b in inst.op_buffers[op]):
+            assert all(modes[k].duration == inst.min_duration(op) for k in fast[op])
+        else:
+            assert fast[op] == list(range(len(modes)))
 
 
 def test_holders_first_starts_what_needs_no_new_memory_before_a_load() -> None:
