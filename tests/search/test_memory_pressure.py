@@ -3,6 +3,7 @@ sequence (each searched alone) as a floor, and the budget that uses the whole ti
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import assume, given, settings
 
 from benchmarks.bench_memory import tight_problem
@@ -265,3 +266,32 @@ def test_a_step_is_capped_in_wall_time_only_when_the_budget_uses_its_time() -> N
     assert step.wall_left() <= 2.0 and not step.reproducible
     metered = Budget.start(1.0, wall=60.0)
     assert metered.within(2.0).wall_left() > 2.0  # a wall cap would break repetition
+
+
+def test_an_unplaceable_relaxed_answer_hands_the_rest_to_the_exact_model(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large buffers: when the placement engine cannot place the relaxed whole model's
+    answer, the exact model (addresses decided by CP-SAT) gets the rest of the stage's
+    budget, and its answer is taken; without large buffers only the relaxed one runs."""
+    import schedsearch.api as api
+
+    calls: list[bool] = []
+    real = api._whole_model
+
+    def spy(*args: object, **kwargs: object) -> object:
+        calls.append(bool(args[8]))  # placement: True for the relaxed model
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api, "_whole_model", spy)
+    monkeypatch.setattr(api, "place_offsets", lambda *args, **kwargs: None)
+    problem, tgt = gemm_problem(blocks=2, k_steps=2, tile=1024), target(capacity=4096)
+    assert any(large_buffers(build_instance(problem, tgt)))
+    report = solve_report(problem, tgt, time_limit=2.0, seed=0, workers=1)
+    assert calls == [True, False]
+    assert verify(report.schedule) == []
+    assert report.schedule.meta["cpsat_status"] != "UNPLACED"
+    calls.clear()
+    report = solve_report(problem, target(capacity=1 << 20), time_limit=2.0, seed=0,
+                          workers=1)
+    assert calls == [True]
+    assert verify(report.schedule) == []
