@@ -41,6 +41,7 @@ import itertools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from models.bounds import EnergyRelaxation, energy_relaxation
 from models.errors import InputError
@@ -93,41 +94,36 @@ def _heads(inst: Instance, dag: Dag) -> list[int]:
     return head
 
 
-def breadth_order(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]:
-    """Ops in a topological order by earliest possible start, then critical path."""
-    head = _heads(inst, dag)
+def _topological(dag: Dag, key: Sequence[tuple[Any, ...]]) -> list[int]:
+    """The ops of ``dag`` in the topological order that always takes the ready node of
+    smallest ``key`` (one per node, ending with the node's index, which breaks ties);
+    barrier nodes pass without entering the order."""
     missing = [len(p) for p in dag.preds]
-    heap = [(head[v], -tail[v], v) for v in range(dag.n_nodes) if not missing[v]]
+    heap = [key[v] for v in range(dag.n_nodes) if not missing[v]]
     heapq.heapify(heap)
     order = []
     while heap:
-        _, _, v = heapq.heappop(heap)
+        v = heapq.heappop(heap)[-1]
         if v < dag.n_ops:
             order.append(v)
         for s, _ in dag.succs[v]:
             missing[s] -= 1
             if not missing[s]:
-                heapq.heappush(heap, (head[s], -tail[s], s))
+                heapq.heappush(heap, key[s])
     return order
+
+
+def breadth_order(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]:
+    """Ops in a topological order by earliest possible start, then critical path."""
+    head = _heads(inst, dag)
+    return _topological(dag, [(head[v], -tail[v], v) for v in range(dag.n_nodes)])
 
 
 def problem_order(dag: Dag) -> list[int]:
     """Ops in a topological order that keeps the problem's own op order where it can
     (task by task, as the operator library emits them): the ready op of lowest index
     first."""
-    missing = [len(p) for p in dag.preds]
-    heap = [v for v in range(dag.n_nodes) if not missing[v]]
-    heapq.heapify(heap)
-    order = []
-    while heap:
-        v = heapq.heappop(heap)
-        if v < dag.n_ops:
-            order.append(v)
-        for s, _ in dag.succs[v]:
-            missing[s] -= 1
-            if not missing[s]:
-                heapq.heappush(heap, s)
-    return order
+    return _topological(dag, [(v,) for v in range(dag.n_nodes)])
 
 
 def interleaved_order(inst: Instance, dag: Dag) -> list[int]:
@@ -148,19 +144,7 @@ def interleaved_order(inst: Instance, dag: Dag) -> list[int]:
         work[task] = done_before[i] + inst.min_duration(i)
     share = [done_before[i] / max(1, work[inst.op_task[i]]) for i in range(inst.n_ops)]
     share += [-1.0] * (dag.n_nodes - inst.n_ops)  # barriers pass as soon as they can
-    missing = [len(p) for p in dag.preds]
-    heap = [(share[v], v) for v in range(dag.n_nodes) if not missing[v]]
-    heapq.heapify(heap)
-    order = []
-    while heap:
-        _, v = heapq.heappop(heap)
-        if v < dag.n_ops:
-            order.append(v)
-        for s, _ in dag.succs[v]:
-            missing[s] -= 1
-            if not missing[s]:
-                heapq.heappush(heap, (share[s], s))
-    return order
+    return _topological(dag, [(share[v], v) for v in range(dag.n_nodes)])
 
 
 #: A buffer of at least 1/LARGE_SHARE of its memory is *large*: few fit at once, and the
@@ -203,19 +187,7 @@ def hungriest_first_order(inst: Instance, dag: Dag) -> list[int]:
     rank = task_ranks(inst)
     key = [(rank[inst.op_task[v]], v) for v in range(inst.n_ops)]
     key += [(-1, v) for v in range(inst.n_ops, dag.n_nodes)]  # barriers pass at once
-    missing = [len(p) for p in dag.preds]
-    heap = [key[v] for v in range(dag.n_nodes) if not missing[v]]
-    heapq.heapify(heap)
-    order = []
-    while heap:
-        _, v = heapq.heappop(heap)
-        if v < dag.n_ops:
-            order.append(v)
-        for s, _ in dag.succs[v]:
-            missing[s] -= 1
-            if not missing[s]:
-                heapq.heappush(heap, key[s])
-    return order
+    return _topological(dag, key)
 
 
 def depth_order(dag: Dag, tail: Sequence[int]) -> list[int]:
