@@ -278,6 +278,12 @@ class _Pass:
         self.missing = [len(p) for p in dag.preds]
         self.est = [0] * dag.n_nodes
         self.ready = [False] * n
+        #: What an unblock scans instead of every op (stalls can come often on large
+        #: problems): the sequence positions of the ops ready and not started, sorted, and
+        #: those of them whose buffers are all allocated (``unallocated`` counts per op).
+        self.waiting: list[int] = []
+        self.unallocated = [len(buffers) for buffers in inst.op_buffers]
+        self.holders: set[int] = set()
         self.started = [False] * n
         self.start = [0] * n
         self.end = [0] * n
@@ -312,6 +318,9 @@ class _Pass:
                         stack.append(s)
                 continue
             self.ready[v] = True
+            bisect.insort(self.waiting, self.pos[v])
+            if not self.unallocated[v]:
+                self.holders.add(v)
             if self.pos[v] <= self.limit:
                 bisect.insort(self.eligible, (self.key[v], v))
                 self.dirty = True
@@ -446,6 +455,8 @@ class _Pass:
         inst = self.inst
         mode = inst.modes[op][k]
         self.started[op], self.mode[op], self.start[op] = True, k, now
+        del self.waiting[bisect.bisect_left(self.waiting, self.pos[op])]
+        self.holders.discard(op)
         self.end[op] = end = now + mode.duration
         for lane, n in mode.lanes:
             self.lane_free[lane] -= n
@@ -454,6 +465,10 @@ class _Pass:
         heapq.heappush(self.running, (end, op))
         for b, offset in placed:
             self.allocated[b], self.offset[b] = True, offset
+            for c in inst.buffer_ops[b]:
+                self.unallocated[c] -= 1
+                if not self.unallocated[c] and self.ready[c] and not self.started[c]:
+                    self.holders.add(c)
         for b in inst.op_buffers[op]:
             self.unstarted[b] -= 1
             if not self.unstarted[b]:
@@ -485,7 +500,8 @@ class _Pass:
             self.dirty = False
             if self.holders_first:  # ops that allocate nothing new go first
                 for _, op in list(self.eligible):
-                    if all(self.allocated[b] for b in self.inst.op_buffers[op]) and \
+                    if not self.started[op] and \
+                            all(self.allocated[b] for b in self.inst.op_buffers[op]) and \
                             self._try_start(op, now):
                         done += 1
             for _, op in list(self.eligible):
@@ -501,36 +517,37 @@ class _Pass:
                                     self.frees[0][0] if self.frees else None) if t is not None]
             upcoming += [self.est[op] for _, op in self.eligible if self.est[op] > now]
             if not upcoming:
-                if self._unblock(now):
-                    done = sum(self.started)
+                unblocked = self._unblock(now)
+                if unblocked:
+                    done += unblocked
                     continue
                 return self._stall(now)
             now = min(upcoming)
         return Solution(modes=tuple(self.mode), starts=tuple(self.start),
                         offsets=tuple(self.offset))
 
-    def _unblock(self, now: int) -> bool:
+    def _unblock(self, now: int) -> int:
         """At a would-be stall (nothing runs, nothing eligible starts), start what can
         only help: ready ops anywhere in the sequence that allocate nothing new (they
         finish what holds memory), else the first eligible op that fits without guard
         (1), which held it back for a head op that fragmentation blocks anyway (its bytes
         are free, but not in one piece), else the first ready op beyond the window that
         fits without it (the window had kept out, say, the operand loads of the very GEMM
-        tiles whose memory the blocked head waits for). Whether anything started."""
-        started = False
-        for op in range(self.inst.n_ops):
-            if self.ready[op] and not self.started[op] and \
-                    all(self.allocated[b] for b in self.inst.op_buffers[op]) and \
-                    self._try_start(op, now):
-                started = True
+        tiles whose memory the blocked head waits for). How many ops started. Only ops
+        ready and not started are scanned (stalls can come often on large problems)."""
+        started = 0
+        for op in sorted(self.holders):
+            if self._try_start(op, now):
+                started += 1
         if started or not self.reserve:
             return started
         self.reserve = False
         try:
-            return any(not self.started[op] and self._try_start(op, now)
-                       for _, op in list(self.eligible)) or \
-                any(self.ready[op] and not self.started[op] and self._try_start(op, now)
-                    for op in self.order[self.head + self.window + 1:])
+            first = bisect.bisect_right(self.waiting, self.head + self.window)
+            beyond = [self.order[k] for k in self.waiting[first:first + UNBLOCK_BEYOND]]
+            return int(any(not self.started[op] and self._try_start(op, now)
+                           for _, op in list(self.eligible)) or
+                       any(self._try_start(op, now) for op in beyond))
         finally:
             self.reserve = True
 
@@ -585,12 +602,13 @@ class PassSpec:
 #: triple where the first pass gives 1.127; a window of 64 matches no window there and
 #: costs 40 times fewer start attempts at 2,000 ops). The cheap passes come first, so a
 #: large problem's budget reaches several: a wide window suits the priced modes, a narrow
-#: one large problems; breadth order stalls on big ones.
+#: one large problems; breadth order stalls on big ones. The interleaved passes (cheap)
+#: come before the hungriest-first ones (see :data:`PASS_SHARE`).
 _PORTFOLIO = (PassSpec("all", "problem", 16), PassSpec("all", "problem", 64, True),
-              PassSpec("large_fast", "interleaved", 64, True, split=True, hungry_first=True),
-              PassSpec("large_fast", "hungry", 1024, True, split=True),
               PassSpec("priced", "interleaved", 16, True), PassSpec("all", "interleaved", 16),
               PassSpec("priced", "interleaved", 256, True),
+              PassSpec("large_fast", "interleaved", 64, True, split=True, hungry_first=True),
+              PassSpec("large_fast", "hungry", 1024, True, split=True),
               PassSpec("all", "breadth", 64), PassSpec("all", "depth", 64),
               PassSpec("priced", "breadth", 256), PassSpec("priced", "depth", 1024),
               PassSpec("priced", "depth", 1024, True), PassSpec("all", "depth", 1024, True, True),
@@ -606,6 +624,17 @@ _PERMUTED_BUFFERS = 5
 #: lives do not fragment the space long ones need.
 _FALLBACK = (("depth", 16, True, False), ("depth", 0, False, False),
              ("depth", 0, False, True))
+#: The share of the work and wall time left that one pass after the first finished one
+#: may take, so that a slow pass does not take the time of the cheaper ones after it:
+#: the hungriest-first sequence pass takes 2.9 s at 2,000 ops and 9 s at 8,000 on the
+#: tight wide pair (where it is best at 2,000), and placed before the interleaved passes
+#: it left the Ascend pair at 8,000 ops without the one that is best there (1.173 of the
+#: bound instead of 1.118 at 10 s).
+PASS_SHARE = 0.5
+#: How many ready ops beyond the window an unblock tries, nearest first: trying them all
+#: cost 450,000 start attempts (over 12 s) for one pass on the tight wide pair at 8,000
+#: ops, where most loads are ready from the start and do not fit.
+UNBLOCK_BEYOND = 64
 #: Work charged per start attempt of a pass (calibrated seconds): a pass's cost grows
 #: with its window as well as its ops, and attempts count both. Measured 2e-6 to 4e-6 s
 #: per attempt on a shared 2-core machine at 500-8,000 ops.
@@ -684,8 +713,9 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
                    portfolio: Sequence[PassSpec], budget: Budget | None
                    ) -> tuple[Solution | None, Stall | None]:
     """The shortest solution of the passes the budget allows, and the first stall. Passes
-    run to their end until one finishes (there must be an answer); later ones stop when
-    the work or the deadline runs out."""
+    run to their end until one finishes (there must be an answer); each later one gets at
+    most :data:`PASS_SHARE` of the work and wall time left, so that one slow pass does
+    not take the time of the cheaper ones after it."""
     best: Solution | None = None
     stall: Stall | None = None
     for spec in portfolio:
@@ -701,14 +731,15 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
         if budget is None or best is None:
             result = run.run()
         else:
-            result = run.run(max_tries=int(budget.left / CHARGE_PER_TRY),
-                             deadline=budget.deadline)
+            share = budget.share(PASS_SHARE)
+            result = run.run(max_tries=int(share.left / CHARGE_PER_TRY),
+                             deadline=share.deadline)
+            share.exhausted()  # marks the cut when the deadline stopped the pass
+            budget.absorb(share)
         if budget is not None:
             budget.charge(CHARGE_PER_TRY * run.tries)
-        if result is None:
-            assert budget is not None  # only a pass given limits gives up
-            budget.exhausted()  # marks the cut when the deadline stopped the pass
-            break
+        if result is None:  # cut at its share: the next pass may finish in what is left
+            continue
         if isinstance(result, Stall):
             stall = stall or result
         elif best is None or result.makespan(inst) < best.makespan(inst):

@@ -3,6 +3,8 @@ sequence (each searched alone) as a floor, and the budget that uses the whole ti
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import assume, given, settings
 
@@ -295,3 +297,30 @@ def test_an_unplaceable_relaxed_answer_hands_the_rest_to_the_exact_model(
                           workers=1)
     assert calls == [True]
     assert verify(report.schedule) == []
+
+
+def test_no_pass_starts_an_op_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unblock starts ops that stay in the eligible list until the next filtering;
+    the holders-first loop must skip them (it once started one again, moving its start
+    and freeing its buffers early)."""
+    problem, tgt = tight_problem("pair-wide", 150)
+    inst = build_instance(problem, tgt)
+    dag = build_dag(inst)
+    sequences = _Sequences(inst, dag)
+    commits: list[int] = []
+    real = _Pass._commit
+
+    def commit(self: _Pass, op: int, *args: Any) -> None:
+        commits.append(op)
+        real(self, op, *args)
+
+    monkeypatch.setattr(_Pass, "_commit", commit)
+    for spec in _PORTFOLIO:
+        if spec.policy not in sequences.policies:
+            continue
+        order, tail = sequences.get(spec.policy, spec.sequence)
+        commits.clear()
+        _Pass(inst, dag, order, spec.window, True, tail, sequences.policies[spec.policy],
+              in_sequence=spec.in_sequence, holders_first=spec.holders_first,
+              split=spec.split, hungry_first=spec.hungry_first).run()
+        assert len(commits) == len(set(commits)), spec
