@@ -42,6 +42,8 @@ def kernels_in_sequence(inst: Instance, budget: Budget, solve_task: TaskSolver
     from schedsearch.paths import restrict, task_order  # paths imports the checker
 
     problem = inst.problem
+    if len(set(inst.op_task)) < 2:
+        return None
     try:
         order = task_order(problem, inst.target)
     except InputError:
