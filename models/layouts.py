@@ -46,8 +46,9 @@ from models.errors import InputError
 from models.formats import Mode, Op, Problem, Target
 from models.jsonio import json_path
 
-__all__ = ["RELAYOUT_KIND", "Layout", "LayoutCosts", "layout_costs", "with_fused_factor",
-           "strided_ns", "strided_modes", "apply_layout", "layout_of", "fused_pressure"]
+__all__ = ["RELAYOUT_KIND", "Layout", "LayoutCosts", "layout_costs", "with_layout_figures",
+           "with_fused_factor", "strided_ns", "strided_modes", "apply_layout", "layout_of",
+           "fused_pressure"]
 
 
 #: The task kind of a layout conversion (:mod:`models.ops.relayout`).
@@ -95,11 +96,16 @@ def layout_costs(target: Target) -> LayoutCosts:
     return LayoutCosts(float(efficiency), **passes, fused_compute_factor=float(factor))
 
 
-def with_fused_factor(target: Target, factor: float) -> Target:
-    """``target`` with ``costs.layouts.fused_compute_factor`` set to ``factor``: the
-    figure is an assumption, so a reader can ask what another value would decide."""
-    layouts = {**target.costs.get("layouts", {}), "fused_compute_factor": factor}
+def with_layout_figures(target: Target, **figures: float) -> Target:
+    """``target`` with the named ``costs.layouts`` figures replaced: every one of them is
+    an assumption, so a reader can ask what other values would decide."""
+    layouts = {**target.costs.get("layouts", {}), **figures}
     return replace(target, costs={**target.costs, "layouts": layouts})
+
+
+def with_fused_factor(target: Target, factor: float) -> Target:
+    """``target`` with ``costs.layouts.fused_compute_factor`` set to ``factor``."""
+    return with_layout_figures(target, fused_compute_factor=factor)
 
 
 def strided_ns(latency_ns: int, nbytes: int, bytes_per_ns: int, efficiency: float) -> int:

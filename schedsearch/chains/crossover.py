@@ -1,0 +1,195 @@
+"""Where path A would win: the winner of each edge across the two layout-crossing figures.
+
+Path A crosses layouts in a task of its own, so it pays one more launch and the
+intermediate's DDR round trip. B crosses inside a kernel: the GEMM's loads of a
+row-major tensor keep ``costs.layouts.strided_efficiency`` of their rate, or the
+producer pays ``scatter_passes`` more vector passes per element to write tiles. Both
+figures are assumptions (no bundled target measured them), and they decide A against
+B: A wins only where crossing inside a kernel costs more, both ways, than a conversion
+task. :func:`crossover` solves every path of every edge at each point of a grid of the
+two figures (other figures as the target states them) and names the winner, so a reader
+sees how expensive crossing must be before A wins, and what to measure to decide it.
+Every schedule is verified, as in :func:`schedsearch.chains.paths.chain_paths`.
+
+    python -m schedsearch.chains.crossover [EXAMPLE ...] [--efficiencies 0.5,0.25,0.1]
+        [--scatter-passes 1,4,16,64] [--time-limit 1] [--json PATH]
+
+Without examples, every bundled chain example.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from models.errors import InputError
+from models.formats import Target
+from models.layouts import layout_costs, with_layout_figures
+from models.targets import load_target
+from models.workload import Workload, load_workload
+from schedsearch import interrupt
+from schedsearch.chains.paths import ChainResult, Edge, PathName, chain_paths
+from schedsearch.chains.sweep import chain_examples
+from schedsearch.commands.options import limit_seconds
+from schedsearch.output import output_file_only, write_json
+from schedsearch.paths import SolveOptions
+
+__all__ = ["EFFICIENCIES", "SCATTER_PASSES", "DEFAULT_OPTIONS", "CrossoverPoint",
+           "EdgeCrossover", "crossover", "main"]
+
+#: The strided efficiencies a grid tries by default: the bundled guess down to a tenth.
+EFFICIENCIES = (0.5, 0.25, 0.1)
+#: The scatter passes a grid tries by default: the bundled guess up to 64.
+SCATTER_PASSES = (1, 4, 16, 64)
+#: Many points, several solves each: shorter solves than ``chain``'s.
+DEFAULT_OPTIONS = SolveOptions(time_limit=1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class CrossoverPoint:
+    """One edge's paths solved with one pair of figures."""
+
+    strided_efficiency: float
+    scatter_passes: int
+    result: ChainResult
+
+    @property
+    def winner(self) -> PathName:
+        return self.result.best.path
+
+    def makespan(self, name: PathName) -> int | None:
+        path = self.result.path(name)
+        return None if path is None else path.result.makespan
+
+    def as_dict(self) -> dict[str, Any]:
+        b = self.result.path(PathName.B)
+        return {"strided_efficiency": self.strided_efficiency,
+                "scatter_passes": self.scatter_passes,
+                **{name.value: self.makespan(name) for name in PathName},
+                "B_variant": None if b is None else b.variant,
+                "winner": self.winner.value,
+                "legal": all(p.result.legal for p in self.result.paths)}
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeCrossover:
+    """One edge over the whole grid; ``stated`` is the target's own pair of figures."""
+
+    edge: Edge
+    stated: tuple[float, int]
+    points: tuple[CrossoverPoint, ...]
+
+    @property
+    def a_wins(self) -> tuple[CrossoverPoint, ...]:
+        return tuple(p for p in self.points if p.winner is PathName.A)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"edge": self.edge.label,
+                "stated": {"strided_efficiency": self.stated[0],
+                           "scatter_passes": self.stated[1]},
+                "points": [p.as_dict() for p in self.points],
+                "a_wins": len(self.a_wins)}
+
+
+def crossover(workload: Workload, target: Target,
+              efficiencies: Sequence[float] = EFFICIENCIES,
+              scatter_passes: Sequence[int] = SCATTER_PASSES, *,
+              options: SolveOptions = DEFAULT_OPTIONS) -> tuple[EdgeCrossover, ...]:
+    """Every edge of ``workload`` (as :func:`chain_paths`) at every pair of figures,
+    efficiencies as the outer loop (module docstring)."""
+    costs = layout_costs(target)
+    grid = [(e, p) for e in efficiencies for p in scatter_passes]
+    solved = [chain_paths(workload, with_layout_figures(target, strided_efficiency=e,
+                                                        scatter_passes=p),
+                          options=options)
+              for e, p in grid]
+    return tuple(
+        EdgeCrossover(results[0].edge, (costs.strided_efficiency, costs.scatter_passes),
+                      tuple(CrossoverPoint(e, p, r)
+                            for (e, p), r in zip(grid, results, strict=True)))
+        for results in zip(*solved, strict=True))
+
+
+def _print(name: str, edges: Sequence[EdgeCrossover]) -> None:
+    for edge in edges:
+        passes = sorted({p.scatter_passes for p in edge.points})
+        legal = all(p.as_dict()["legal"] for p in edge.points)
+        print(f"{name}: {edge.edge.label}  winner, A / B / C makespans "
+              f"(the target's figures: efficiency {edge.stated[0]:g}, "
+              f"{edge.stated[1]} scatter passes)  {'legal' if legal else 'ILLEGAL'}")
+        for efficiency in sorted({p.strided_efficiency for p in edge.points}, reverse=True):
+            row = {p.scatter_passes: p for p in edge.points
+                   if p.strided_efficiency == efficiency}
+            cells = []
+            for n in passes:
+                point = row[n]
+                times = " / ".join("-" if (m := point.makespan(k)) is None else f"{m:,}"
+                                   for k in PathName)
+                cells.append(f"{n} passes: {point.winner.value} ({times})")
+            print(f"  efficiency {efficiency:<5g} " + "; ".join(cells))
+        wins = edge.a_wins
+        print("  A wins nowhere on this grid" if not wins else
+              "  A wins at " + ", ".join(f"(efficiency {p.strided_efficiency:g}, "
+                                         f"{p.scatter_passes} passes)" for p in wins))
+
+
+def _numbers(convert: Callable[[str], float], valid: Callable[[float], bool],
+             rule: str) -> Callable[[str], tuple[Any, ...]]:
+    """An argparse type: comma-separated numbers, each ``valid`` (``rule`` says how)."""
+    def parse(text: str) -> tuple[Any, ...]:
+        try:
+            values = tuple(convert(v) for v in text.split(","))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got "
+                                             f"{text!r}") from None
+        if not all(valid(v) for v in values):
+            raise argparse.ArgumentTypeError(f"every value must be {rule}, got {text!r}")
+        return values
+    return parse
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command: exit 0, 2 on bad input (one line naming the file, path and rule),
+    130 when interrupted."""
+    parser = argparse.ArgumentParser(prog="python -m schedsearch.chains.crossover",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("examples", nargs="*", help="bundled examples or workload files")
+    parser.add_argument("--efficiencies", default=EFFICIENCIES,
+                        type=_numbers(float, lambda v: 0 < v <= 1, "in (0, 1]"),
+                        help="comma-separated strided efficiencies (default "
+                             + ",".join(f"{v:g}" for v in EFFICIENCIES) + ")")
+    parser.add_argument("--scatter-passes", default=SCATTER_PASSES,
+                        type=_numbers(int, lambda v: 0 <= v <= 1_000_000,
+                                      "an integer from 0 to 1,000,000"),
+                        help="comma-separated scatter passes (default "
+                             + ",".join(str(v) for v in SCATTER_PASSES) + ")")
+    parser.add_argument("--time-limit", type=limit_seconds,
+                        default=DEFAULT_OPTIONS.time_limit, help="seconds per solve (default 1)")
+    parser.add_argument("--json", type=output_file_only, help="write the figures to this file")
+    args = parser.parse_args(argv)
+    options = replace(DEFAULT_OPTIONS, time_limit=args.time_limit)
+    interrupt.install()
+    try:
+        figures = {}
+        for name in args.examples or chain_examples():
+            workload = load_workload(name)
+            edges = crossover(workload, load_target(workload.target), args.efficiencies,
+                              args.scatter_passes, options=options)
+            _print(name, edges)
+            figures[name] = [e.as_dict() for e in edges]
+        if args.json:
+            write_json(args.json, figures)
+    except InputError as error:
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, interrupt.Interrupted):
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
