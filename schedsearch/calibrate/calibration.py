@@ -4,8 +4,10 @@ score the result on held-out rows, and write the figures back as an ``npu-target
 Rows come from CSV measurements and from traced runs of a schedule. A traced transfer
 that overlapped another transfer shared the bus, so it measures the bus, not its engine:
 it goes to the DDR fit (:mod:`schedsearch.calibrate.ddr`), every other traced op to its
-engine's fit like a CSV row. Held-out rows are drawn per op kind (``holdout`` of each,
-seeded), never used in the fit, and only they are scored.
+engine's fit like a CSV row. A CSV row that crossed layouts (``strided``, ``scatter``)
+measures a ``costs.layouts`` figure instead, fitted after the engines
+(:mod:`schedsearch.calibrate.crossing`). Held-out rows are drawn per op kind
+(``holdout`` of each, seeded), never used in the fit, and only they are scored.
 
 Every interval in the report is at one per-parameter level chosen so that all of them
 hold at once with probability ``joint_level`` (Bonferroni over the parameters reported).
@@ -24,6 +26,7 @@ import numpy as np
 
 from models.cost import CostModel, cost_model
 from models.formats import Target, target_from_dict, target_to_dict
+from schedsearch.calibrate.crossing import crossing_count, crossing_group, is_crossing
 from schedsearch.calibrate.ddr import TransferSlice, fit_ddr, overlapping
 from schedsearch.calibrate.engines import (
     EngineFit,
@@ -101,7 +104,8 @@ def set_figure(document: dict[str, Any], name: str, value: float) -> None:
     for key in parents:
         node = node.setdefault(key, {})
     match = re.fullmatch(r"(\w+)\[(\d+)\]", last)
-    integer = last.startswith("latency_ns") or match is not None or parents[0] == "budgets"
+    integer = (last.startswith("latency_ns") or last.endswith("_passes") or match is not None
+               or parents[0] == "budgets")
     number: float | int = int(value) if integer else float(value)
     if match:
         node[match.group(1)][int(match.group(2))] = number
@@ -182,8 +186,10 @@ def calibrate(target: Target, measurements: list[Measurement], runs: list[Measur
         shared = {s.name for s in overlapping(transfers)}
         rows += [row for name, row in found.items() if name not in shared]
         bus_rows.append((run, {name: found[name] for name in shared}))
-    fitted, held = _split(rows, holdout, seed)
-    count = parameter_count(fitted) + (1 if any(shared for _, shared in bus_rows) else 0)
+    crossed = [row for row in rows if is_crossing(row)]
+    fitted, held = _split([row for row in rows if not is_crossing(row)], holdout, seed)
+    count = (parameter_count(fitted) + crossing_count(crossed)
+             + (1 if any(shared for _, shared in bus_rows) else 0))
     level = simultaneous_level(joint_level, count)
     fits: dict[Engine, EngineFit] = {}
     groups = []
@@ -196,6 +202,9 @@ def calibrate(target: Target, measurements: list[Measurement], runs: list[Measur
         groups.append(GroupReport(engine.value, len(mine), 100 * math.expm1(fit.fit.sigma),
                                   fit.status, fit.parameters + extra, fit.patterns,
                                   fit.outliers))
+    layouts = crossing_group(crossed, fits, target, model, level)
+    if layouts is not None:
+        groups.append(layouts)
     ddr = _ddr(bus_rows, fits, model, float(target.budgets[model.ddr_budget]), level)
     parameters = [p for g in groups for p in g.parameters]
     if ddr is not None and ddr.parameter is not None:

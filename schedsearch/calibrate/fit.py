@@ -76,12 +76,13 @@ def loss_scale(residuals: np.ndarray) -> float:
     return max(_SCALE_SIGMAS * robust_scale(residuals), _MIN_SCALE)
 
 
-def _residuals(X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    return np.log(np.maximum(X @ theta, 1e-300)) - np.log(y)
+def _residuals(X: np.ndarray, y: np.ndarray, theta: np.ndarray,
+               offset: np.ndarray) -> np.ndarray:
+    return np.log(np.maximum(offset + X @ theta, 1e-300)) - np.log(y)
 
 
-def _jacobian(X: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    return X / np.maximum(X @ theta, 1e-300)[:, None]
+def _jacobian(X: np.ndarray, theta: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    return X / np.maximum(offset + X @ theta, 1e-300)[:, None]
 
 
 def sandwich_width(r: np.ndarray, J: np.ndarray, f_scale: float, level: float) -> np.ndarray:
@@ -99,26 +100,30 @@ def sandwich_width(r: np.ndarray, J: np.ndarray, f_scale: float, level: float) -
     return quantile * np.sqrt(np.maximum(np.diag(cov), 0))
 
 
-def robust_fit(X: np.ndarray, y: np.ndarray, level: float) -> LinearFit:
-    """Fit ``y ~ X @ theta`` (``theta >= 0``, ``y > 0``, ``X >= 0``) robustly in log ratio.
+def robust_fit(X: np.ndarray, y: np.ndarray, level: float,
+               offset: np.ndarray | None = None) -> LinearFit:
+    """Fit ``y ~ offset + X @ theta`` (``theta >= 0``, ``y > 0``, ``X >= 0``; ``offset``,
+    a known part of each duration, 0 unless given) robustly in log ratio.
 
     A rank-deficient ``X`` (every row the same work, say) still returns a fit, with
     ``rank`` saying so and infinite intervals on the parameters it cannot separate.
     """
     n, p = X.shape
+    known = np.zeros(n) if offset is None else offset
     scale = np.maximum(X.max(axis=0), 1e-300)
     Xs = X / scale  # columns of one magnitude: latency is ~1e2, work ~1e6
     rank = int(np.linalg.matrix_rank(Xs / y[:, None]))
-    start, *_ = np.linalg.lstsq(Xs / y[:, None], np.ones(n), rcond=None)
+    start, *_ = np.linalg.lstsq(Xs / y[:, None], 1 - known / y, rcond=None)
     start = np.maximum(start, 1e-9)
-    f_scale = loss_scale(_residuals(Xs, y, start))
+    f_scale = loss_scale(_residuals(Xs, y, start, known))
     theta = optimize.least_squares(
-        lambda t: _residuals(Xs, y, t), start, jac=lambda t: _jacobian(Xs, t),
+        lambda t: _residuals(Xs, y, t, known), start,
+        jac=lambda t: _jacobian(Xs, t, known),
         bounds=(0, np.inf), loss="soft_l1", f_scale=f_scale, x_scale="jac").x
-    r = _residuals(Xs, y, theta)
+    r = _residuals(Xs, y, theta, known)
     width = np.full(p, np.inf)
     if rank == p and n > p:
-        width = sandwich_width(r, _jacobian(Xs, theta), f_scale, level)
+        width = sandwich_width(r, _jacobian(Xs, theta, known), f_scale, level)
     sigma = robust_scale(r)
     theta_out = theta / scale
     return LinearFit(theta=theta_out, low=(theta - width) / scale,

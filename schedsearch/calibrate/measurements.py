@@ -14,7 +14,10 @@ with a header line; a row's figures are in the target's ``time_unit``:
 - ``units`` (vector kinds, default 1): vector units the op ran on.
 - ``mode`` (``load``/``store``, default 0): index of the transfer rate mode in the
   target's ``bytes_per_ns`` list.
-- ``layout`` (optional): free text, kept for the residual patterns.
+- ``layout`` (optional): free text, kept for the residual patterns, except two words
+  that say the op crossed layouts (:mod:`schedsearch.calibrate.crossing` fits them):
+  ``strided`` on a ``load``/``store`` (a 2-D descriptor gathering into the other layout)
+  and ``scatter`` on a vector kernel (it wrote its block in the other layout).
 - ``duration`` (required): the measured duration, a finite number > 0.
 
 Other columns are ignored (profilers export many). A trace is a Chrome trace event JSON
@@ -43,13 +46,17 @@ from models.formats import Schedule
 from models.jsonio import json_path, load_json_file
 from schedsearch.trace import microseconds_per_tick
 
-__all__ = ["MATMUL", "TRANSFERS", "KINDS", "Measurement", "MeasuredRun", "read_csv",
-           "read_trace", "is_trace_file"]
+__all__ = ["MATMUL", "TRANSFERS", "KINDS", "STRIDED", "SCATTER", "Measurement", "MeasuredRun",
+           "read_csv", "read_trace", "is_trace_file"]
 
 MATMUL = "matmul"
 TRANSFERS = ("load", "store")
 #: Every op kind a measurement row may name.
 KINDS = (MATMUL, *VECTOR_PASSES, *TRANSFERS)
+#: The ``layout`` of a transfer that gathered its block into the other layout.
+STRIDED = "strided"
+#: The ``layout`` of a vector kernel that wrote its block in the other layout.
+SCATTER = "scatter"
 _REQUIRED = ("kind", "dtype", "shape", "duration")
 _SKIPPED_CATEGORIES = {"task", "counter", "violation"}
 
@@ -126,7 +133,14 @@ def _row(row: dict[str, str | None], line: int, source: str) -> Measurement:
         raise fail("duration", f"a duration is a finite number above 0, got {duration}")
     units = _whole(cell("units"), fail, "units", 1) if cell("units") else 1
     mode = _whole(cell("mode"), fail, "mode", 0) if cell("mode") else 0
-    return Measurement(kind, dtype, dims, units, mode, cell("layout"), duration,
+    layout = cell("layout")
+    if layout == STRIDED and kind not in TRANSFERS:
+        raise fail("layout", f"{STRIDED!r} is a load or store through a 2-D descriptor; "
+                             f"a {kind} row cannot be")
+    if layout == SCATTER and kind not in VECTOR_PASSES:
+        raise fail("layout", f"{SCATTER!r} is a vector kernel writing the other layout; "
+                             f"a {kind} row cannot be")
+    return Measurement(kind, dtype, dims, units, mode, layout, duration,
                        f"{source}:{line}")
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from models.cost import VECTOR_PASSES, CostModel, cost_model
+from models.dtypes import DTYPE_BYTES
 from models.formats import (
     Schedule,
     Target,
@@ -31,17 +32,24 @@ from models.formats import (
     target_from_dict,
     target_to_dict,
 )
+from models.layouts import layout_costs, strided_ns
 from models.targets import load_target
 from schedsearch.calibrate.calibration import set_figure
 from schedsearch.calibrate.ddr import fair_shares
 from schedsearch.calibrate.engines import model_figures
-from schedsearch.calibrate.measurements import MATMUL, MeasuredRun, Measurement
+from schedsearch.calibrate.measurements import (
+    MATMUL,
+    SCATTER,
+    STRIDED,
+    MeasuredRun,
+    Measurement,
+)
 from schedsearch.calibrate.replay import measured_schedule, predecessors
 from schedsearch.calibrate.work import Engine, FitRow, measurement_row, run_rows
 from schedsearch.trace import schedule_to_trace, write_trace
 
 __all__ = ["TRUTH_V75", "TRUTH_BANDWIDTH", "truth_target", "synthetic_measurements",
-           "synthetic_run", "write_csv"]
+           "synthetic_crossings", "synthetic_run", "write_csv"]
 
 #: The known parameter set of the synthetic example on hexagon-v75 (names as the
 #: calibration report gives them).
@@ -105,6 +113,37 @@ def synthetic_measurements(truth: Target, *, seed: int, noise: float = 0.03,
             duration = _duration(measurement_row(placeholder, model), model)
             found.append(replace(placeholder, duration=duration * math.exp(
                 rng.normal(0, noise)), origin=f"synthetic:{len(found)}"))
+    return found
+
+
+def synthetic_crossings(truth: Target, *, seed: int, noise: float = 0.03,
+                        rows_per_kind: int = 24) -> list[Measurement]:
+    """Rows that crossed layouts (``strided`` loads and stores, ``scatter`` RMSNorm and
+    SiLU kernels), timed by the truth's ``costs.layouts`` figures as
+    :func:`models.layouts.apply_layout` charges them."""
+    model, costs = cost_model(truth), layout_costs(truth)
+    rng = np.random.default_rng(seed)
+    found = []
+    for kind in ("load", "store", "rmsnorm", "silu"):
+        for _ in range(rows_per_kind):
+            rows, cols = int(rng.choice(_ROWS)), int(rng.choice(_COLS))
+            nbytes = rows * cols * DTYPE_BYTES["f16"]
+            if kind in VECTOR_PASSES:
+                units = int(rng.integers(1, model.vector.max_units + 1))
+                rate = model.vector.rate("f16") or model.vector.bytes_per_ns
+                passes = VECTOR_PASSES[kind] + costs.scatter_passes
+                duration = model.vector.latency_ns + nbytes * passes / (rate * units)
+                measured = Measurement(kind, "f16", (rows, cols), units, 0, SCATTER,
+                                       duration, "")
+            else:
+                engine = model.load if kind == "load" else model.store
+                mode = int(rng.integers(0, len(engine.rates)))
+                duration = strided_ns(engine.latency_ns, nbytes, engine.rates[mode],
+                                      costs.strided_efficiency)
+                measured = Measurement(kind, "f16", (rows, cols), 1, mode, STRIDED,
+                                       duration, "")
+            found.append(replace(measured, duration=measured.duration * math.exp(
+                rng.normal(0, noise)), origin=f"synthetic-crossing:{len(found)}"))
     return found
 
 
