@@ -33,7 +33,7 @@ from models.workload import Workload, load_workload
 from schedsearch import interrupt
 from schedsearch.chains.paths import ChainResult, Edge, PathName, chain_paths
 from schedsearch.chains.sweep import chain_examples
-from schedsearch.commands.options import limit_seconds
+from schedsearch.commands.options import add_target_option, limit_seconds
 from schedsearch.output import output_file_only, write_json
 from schedsearch.paths import SolveOptions
 
@@ -168,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
                              + ",".join(str(v) for v in SCATTER_PASSES) + ")")
     parser.add_argument("--time-limit", type=limit_seconds,
                         default=DEFAULT_OPTIONS.time_limit, help="seconds per solve (default 1)")
+    add_target_option(parser, "each workload's")
     parser.add_argument("--json", type=output_file_only, help="write the figures to this file")
     args = parser.parse_args(argv)
     options = replace(DEFAULT_OPTIONS, time_limit=args.time_limit)
@@ -176,8 +177,9 @@ def main(argv: list[str] | None = None) -> int:
         figures = {}
         for name in args.examples or chain_examples():
             workload = load_workload(name)
-            edges = crossover(workload, load_target(workload.target), args.efficiencies,
-                              args.scatter_passes, options=options)
+            target = load_target(args.target or workload.target)
+            edges = crossover(workload, target, args.efficiencies, args.scatter_passes,
+                              options=options)
             _print(name, edges)
             figures[name] = [e.as_dict() for e in edges]
         if args.json:

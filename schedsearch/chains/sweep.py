@@ -36,7 +36,7 @@ from schedsearch.chains.paths import (
     chain_paths,
     path_c,
 )
-from schedsearch.commands.options import limit_seconds
+from schedsearch.commands.options import add_target_option, limit_seconds
 from schedsearch.output import output_file_only, write_json
 from schedsearch.paths import SolveOptions
 
@@ -153,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=limit_seconds,
                         default=DEFAULT_OPTIONS.time_limit,
                         help="seconds per solve (default 2)")
+    add_target_option(parser, "each workload's")
     parser.add_argument("--json", type=output_file_only, help="write the figures to this file")
     args = parser.parse_args(argv)
     options = replace(DEFAULT_OPTIONS, time_limit=args.time_limit)
@@ -161,8 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         figures = {}
         for name in args.examples or chain_examples():
             workload = load_workload(name)
-            sweeps = pressure_sweep(workload, load_target(workload.target), args.factors,
-                                    options=options)
+            target = load_target(args.target or workload.target)
+            sweeps = pressure_sweep(workload, target, args.factors, options=options)
             _print(name, sweeps)
             figures[name] = [s.as_dict() for s in sweeps]
         if args.json:

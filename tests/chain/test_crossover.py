@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from models.layouts import layout_costs
+from models.formats import target_to_dict
+from models.layouts import layout_costs, with_layout_figures
 from models.workload import workload_from_dict
 from schedsearch.chains.crossover import EdgeCrossover, crossover, main
 from schedsearch.chains.paths import PathName
@@ -88,3 +89,19 @@ def test_an_interrupt_exits_130_without_output(tmp_path: Path, monkeypatch: pyte
     out = tmp_path / "grid.json"
     assert main(["rmsnorm-gemm-chain-v75", "--json", str(out)]) == 130
     assert "interrupted" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_calibrated_target_file_decides_instead_of_the_bundled_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, v75 = tiled(CHAIN)
+    measured = tmp_path / "v75-measured.json"
+    measured.write_text(json.dumps(target_to_dict(with_layout_figures(
+        v75, strided_efficiency=0.02, scatter_passes=2000))))
+    document = tmp_path / "chain.json"
+    document.write_text(json.dumps(CHAIN))
+    out = tmp_path / "grid.json"
+    assert main([str(document), "--target", str(measured), "--efficiencies", "0.02",
+                 "--scatter-passes", "2000", "--time-limit", "0.5", "--json", str(out)]) == 0
+    (edge,) = json.loads(out.read_text())[str(document)]
+    assert edge["stated"] == {"strided_efficiency": 0.02, "scatter_passes": 2000}
+    assert "efficiency 0.02, 2000 scatter passes" in capsys.readouterr().out
