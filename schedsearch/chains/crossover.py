@@ -7,9 +7,15 @@ producer pays ``scatter_passes`` more vector passes per element to write tiles. 
 figures are assumptions (no bundled target measured them), and they decide A against
 B: A wins only where crossing inside a kernel costs more, both ways, than a conversion
 task. :func:`crossover` solves every path of every edge at each point of a grid of the
-two figures (other figures as the target states them) and names the winner, so a reader
-sees how expensive crossing must be before A wins, and what to measure to decide it.
-Every schedule is verified, as in :func:`schedsearch.chains.paths.chain_paths`.
+two figures and names the winner, so a reader sees how expensive crossing must be
+before A wins, and what to measure to decide it. Every schedule is verified, as in
+:func:`schedsearch.chains.paths.chain_paths`.
+
+The figures stay consistent at every point: a standalone vector conversion does the
+producer's scatter work and also reads its input, so ``relayout_passes`` is at least
+``scatter_passes + 1`` (the target's own figure where larger); the other figures are
+as the target states them. Without that, a grid point with 64 scatter passes beside a
+2-pass conversion would let A win by a conversion cheaper than the work it does.
 
     python -m schedsearch.chains.crossover [EXAMPLE ...] [--efficiencies 0.5,0.25,0.1]
         [--scatter-passes 1,4,16,64] [--time-limit 1] [--json PATH]
@@ -102,9 +108,9 @@ def crossover(workload: Workload, target: Target,
     efficiencies as the outer loop (module docstring)."""
     costs = layout_costs(target)
     grid = [(e, p) for e in efficiencies for p in scatter_passes]
-    solved = [chain_paths(workload, with_layout_figures(target, strided_efficiency=e,
-                                                        scatter_passes=p),
-                          options=options)
+    solved = [chain_paths(workload, with_layout_figures(
+                  target, strided_efficiency=e, scatter_passes=p,
+                  relayout_passes=max(costs.relayout_passes, p + 1)), options=options)
               for e, p in grid]
     return tuple(
         EdgeCrossover(results[0].edge, (costs.strided_efficiency, costs.scatter_passes),

@@ -14,8 +14,11 @@ from schedsearch.chains.crossover import EdgeCrossover, crossover, main
 from schedsearch.chains.paths import PathName
 from tests.chain.conftest import CHAIN, OPTIONS, tiled
 
-#: The bundled figures, and crossing so dear both ways that a conversion task pays off.
-GRID = ((0.5, 0.02), (1, 2000))
+#: The bundled figures, and crossing so dear both ways that a conversion task could pay.
+GRID = ((0.5, 0.05), (1, 2000))
+#: CHAIN with a GEMM that reads its operand again for each of four n blocks.
+REREAD = {**CHAIN, "tasks": [CHAIN["tasks"][0],
+                             {**CHAIN["tasks"][1], "N": 256, "bn": 64, "order": "nmk"}]}
 
 
 @pytest.fixture(scope="module")
@@ -39,13 +42,21 @@ def test_the_figures_reach_the_paths(grid: EdgeCrossover) -> None:
     costs = layout_costs(tiled(CHAIN)[1])
     assert grid.stated == (costs.strided_efficiency, costs.scatter_passes)
     at = {(p.strided_efficiency, p.scatter_passes): p for p in grid.points}
-    cheap, dear = at[(0.5, 1)], at[(0.02, 2000)]
-    # A converts in a task of its own, on the vector engine when strided loads are dear:
-    # neither figure touches it; B and C cross inside a kernel and pay for it
-    assert dear.makespan(PathName.B) > cheap.makespan(PathName.B)  # type: ignore[operator]
-    assert dear.makespan(PathName.C) > cheap.makespan(PathName.C)  # type: ignore[operator]
-    assert cheap.winner is not PathName.A
-    assert grid.a_wins == (dear,)
+    cheap, dear = at[(0.5, 1)], at[(0.05, 2000)]
+    for name in PathName:  # every path crosses layouts somewhere
+        assert dear.makespan(name) > cheap.makespan(name)  # type: ignore[operator]
+    # A's conversion costs what B pays inside a kernel and more, so with consistent
+    # figures A cannot win where the GEMM reads its operand once
+    assert grid.a_wins == ()
+
+
+def test_a_wins_where_the_gemm_rereads_the_operand_and_crossing_is_dear() -> None:
+    _, v75 = tiled(REREAD)
+    (edge,) = crossover(workload_from_dict(REREAD, "reread"), v75, (0.05,), (2000,),
+                        options=OPTIONS)
+    (point,) = edge.points
+    assert edge.a_wins == (point,) and all(p.result.legal for p in point.result.paths)
+    assert point.result.path(PathName.A).variant == "convert by dma"  # type: ignore[union-attr]
 
 
 def test_the_command_prints_the_grid_and_writes_json(tmp_path: Path,
