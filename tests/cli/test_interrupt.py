@@ -24,11 +24,15 @@ STOP_S = 10.0
 
 
 def _signalled(signum: int, out: Path) -> tuple[int, str]:
-    """Start a 60 s solve, send ``signum`` once the search has started, return the exit
-    status and stderr."""
+    """Start an 8 s solve, send ``signum`` once the search has started, return the exit
+    status and stderr.
+
+    8 s, not more: a quarter of the limit goes to the tasks-in-sequence pass before the
+    search reports its constructive schedule (15 s of waiting at 60 s); the signal comes
+    milliseconds after that report, with most of the 8 s still to search."""
     child = subprocess.Popen(
         [sys.executable, "-m", "schedsearch", "solve", "gemm-rmsnorm-v75", "-o", str(out),
-         "--time-limit", "60"], stderr=subprocess.PIPE, text=True)
+         "--time-limit", "8"], stderr=subprocess.PIPE, text=True)
     assert child.stderr is not None
     lines = []
     deadline = time.monotonic() + STARTUP_S
