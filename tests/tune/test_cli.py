@@ -14,9 +14,15 @@ from tests.tune.workloads import TINY
 
 
 def _write_batch(directory: Path) -> None:
+    """Two workloads smaller than :data:`TINY`, whose every search proves its optimum in
+    well under a second (TINY's took seconds, and missed its optimum on a loaded
+    machine, where the local and Dask results then differed)."""
     directory.mkdir()
-    (directory / "a.json").write_text(json.dumps(TINY))
-    small = {**TINY, "name": "b", "tasks": [{**TINY["tasks"][0], "M": 64, "order": "nmk"}]}
+    gemm, norm = TINY["tasks"]
+    pair = {**TINY, "name": "a", "tasks": [{**gemm, "M": 64, "N": 64},
+                                           {**norm, "rows": 16, "cols": 128}]}
+    (directory / "a.json").write_text(json.dumps(pair))
+    small = {**TINY, "name": "b", "tasks": [{**gemm, "M": 64, "order": "nmk"}]}
     (directory / "b.json").write_text(json.dumps(small))
 
 
@@ -61,8 +67,9 @@ def test_many_on_dask_gives_the_local_results_and_a_rerun_skips_them(tmp_path: P
     _write_batch(batch)
     (batch / "broken.toml").write_text("name = 'x'\n")
     local, remote = tmp_path / "local", tmp_path / "dask"
-    # long enough for every search to prove its optimum: the results then repeat exactly
-    common = ["tune", "--many", str(batch), "--time-limit", "3"]
+    # far longer than every search needs to prove its optimum, so that the wall-clock
+    # guard never fires: the results then repeat exactly (the searches end at the optimum)
+    common = ["tune", "--many", str(batch), "--time-limit", "10"]
     assert main([*common, "--results", str(local), "--jobs", "1"]) == 2  # broken.toml
     err = capsys.readouterr().err
     assert "3/3" in err and "broken" in err
