@@ -40,7 +40,9 @@ disjoint, and ``Y`` runs only outside them, so::
 
 (lane and budget work over capacity, and chains of ops that take more than half of one
 resource). On an RMSNorm whose input and output blocks fill most of VTCM, ``X`` is its
-compute ops and ``Y`` every DMA transfer: they cannot overlap at all.
+compute ops and ``Y`` every DMA transfer: they cannot overlap at all. Any such ``X``
+gives a valid figure, so :mod:`models.memory_parts` tries a few (a smaller op in ``X``
+can leave ``Y`` empty) and keeps the best.
 
 Only necessary orderings are used: the search's own derived order of the writers of
 shared bytes (:mod:`schedsearch.hazards`) is one choice among several, so a bound built
@@ -249,9 +251,10 @@ class Exclusion:
 
 def exclusion_sets(problem: Problem, target: Target, memory: str,
                    edges: set[tuple[str, str]],
-                   ordered: dict[str, int] | None = None) -> Exclusion:
+                   ordered: dict[str, int] | None = None, least: int = 0) -> Exclusion:
     """X and Y of the ``exclusion:M`` part for ``memory`` (see the module docstring);
-    ``ordered`` is :func:`ordered_pairs` when the caller has it."""
+    ``ordered`` is :func:`ordered_pairs` when the caller has it. X is drawn from the ops
+    of footprint at least ``least`` (and more than half the space)."""
     spec = target.memories[memory]
     space = _round_up(spec.capacity_bytes, spec.alignment_bytes)
     rounded = {name: _round_up(b.size, spec.alignment_bytes)
@@ -279,7 +282,8 @@ def exclusion_sets(problem: Problem, target: Target, memory: str,
     bits = 0
     kept: set[str] = set()  # the buffers X's ops hold
     smallest = space
-    for name in sorted((n for n in names if 2 * footprint[n] > space),
+    for name in sorted((n for n in names if 2 * footprint[n] > space
+                        and footprint[n] >= least),
                        key=lambda n: (-footprint[n], index[n])):
         shared = sum(rounded[b] for b in held[name] & kept)
         if footprint[name] + smallest - shared <= space and not all(

@@ -18,7 +18,14 @@ from models.formats import (
     problem_from_dict,
     target_from_dict,
 )
-from models.memory_bound import memory_volumes, necessary_edges, shortest_lifetimes
+from models.memory_bound import (
+    exclusion_bound,
+    exclusion_sets,
+    memory_volumes,
+    necessary_edges,
+    shortest_lifetimes,
+    usable_by_op,
+)
 from schedsearch.api import solve_report
 from tests.fuzz._budget import examples
 from tests.fuzz.strategies import feasible_instances
@@ -103,6 +110,28 @@ def test_ops_that_cannot_share_memory_with_the_big_ones_run_outside_them() -> No
     assert bound.parts["memory:M"] == 32  # (2 * 60 * 10 + 4 * 50 * 10) / 100
     assert bound.parts["exclusion:M"] == 40
     assert bound.value == 40
+
+
+def test_a_smaller_op_of_more_than_half_does_not_spoil_the_exclusion_part() -> None:
+    # Two computes hold 60 of 100 bytes, a third 55, two transfers 45 each on one DMA
+    # unit. All three computes are pairwise apart, but a transfer fits beside the 55: with
+    # all three as X no transfer is apart from X, so X drawn from the 60s alone is better
+    # (the 55 and both transfers then run outside them). The optimum: 20 for the 60s, then
+    # the 55 beside one transfer, then the other.
+    one_dma = Target("t", lanes={"DMA": 1, "VX": 4}, budgets={},
+                     memories={"M": Memory(100, 1)})
+    ops = {"c0": writer("c0", "v", 10), "c1": writer("c1", "v", 10),
+           "m": writer("m", "v", 10), "d0": writer("d0", "v", 10, "DMA"),
+           "d1": writer("d1", "v", 10, "DMA")}
+    p = problem({"c0": 60, "c1": 60, "m": 55, "d0": 45, "d1": 45}, ops)
+    greedy = exclusion_sets(p, one_dma, "M", necessary_edges(p))
+    assert sorted(greedy.chosen) == ["c0", "c1", "m"] and greedy.rest == []
+    assert exclusion_bound(one_dma, greedy, usable_by_op(p, one_dma)) == 30
+    bound = lower_bound(p, one_dma)
+    assert bound.parts["exclusion:M"] == 40
+    report = solve_report(p, one_dma, time_limit=5.0, workers=1, placement=False)
+    assert not verify(report.schedule)
+    assert report.schedule.makespan == bound.value  # the optimum
 
 
 @settings(max_examples=examples(0.2))
