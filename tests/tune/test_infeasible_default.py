@@ -27,7 +27,7 @@ def test_a_default_that_does_not_fit_is_dropped_and_a_feasible_one_chosen() -> N
     workload, target = tiny(tasks=BIG_BLOCKS), small_vtcm(384)
     with pytest.raises(InputError):
         tile(workload, target)  # the workload as given does not fit
-    result = tune(workload, target, time_limit=1.0)
+    result = tune(workload, target, time_limit=0.5)  # legality and the choice, not quality
     assert result.default_makespan is None and result.default_schedule is None
     assert result.as_dict()["default_makespan"] is None
     assert verify(schedule_to_dict(result.schedule)).legal
