@@ -92,6 +92,27 @@ def test_a_window_per_task_lets_the_other_task_start_while_the_hungry_one_waits(
     assert runs[True].makespan(inst) < runs[False].makespan(inst)
 
 
+def test_the_hungry_head_unguarded_lets_the_other_task_fill_the_norms_transfers() -> None:
+    """Tight wide pair at 609 ops: guard (1) kept room for the norm's next op whenever it
+    headed the sequence, so while one 64 KiB norm transfer ran (the next could not start
+    beside it: the bus was full) the GEMM stayed under the 60 KiB left. Without that
+    reservation the GEMM loads into the free half, and the schedule is shorter; the
+    passes differ only in that flag."""
+    problem, tgt = tight_problem("pair-wide", 600)
+    inst = build_instance(problem, tgt)
+    dag = build_dag(inst)
+    sequences = _Sequences(inst, dag)
+    makespans = {}
+    for unguarded in (False, True):
+        result = _run_spec(inst, dag, sequences, PassSpec(
+            "large_fast", "hungry", 128, True, split=True, task_windows=True,
+            hungry_unguarded=unguarded))
+        assert isinstance(result, Solution)
+        assert verify(to_schedule(inst, result, {})) == []
+        makespans[unguarded] = result.makespan(inst)
+    assert makespans[True] < makespans[False]
+
+
 class _Forgetful(set):  # type: ignore[type-arg]
     """A set that keeps nothing: a pass with it as its rejection caches tries every op."""
 
