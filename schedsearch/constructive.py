@@ -648,6 +648,8 @@ class PassSpec:
     task_windows: bool = False
     #: Guard (1) keeps no room for the hungriest task's op at the head of the sequence.
     hungry_unguarded: bool = False
+    #: Run only where some buffer is large (:data:`LARGE_SHARE`).
+    large_only: bool = False
 
 
 #: The portfolio, in the order tried. Every pass the budget allows runs and the shortest
@@ -662,23 +664,26 @@ class PassSpec:
 #: large problem's budget reaches several: a wide window suits the priced modes, a narrow
 #: one large problems; breadth order stalls on big ones. The interleaved passes (cheap)
 #: come before the hungriest-first one among them (see :data:`PASS_SHARE`).
-#: Where some buffer is large (only there does the ``large_fast`` policy exist), the
-#: hungriest task first with a window per task goes first of all: it is the best pass on
-#: the tight wide pair at every size (1.21 of the bound), and where it came later a
-#: 7,966-op problem's budget never reached it (1.37 there, from the interleaved pass;
-#: with one window over the whole sequence it needed 1,024 positions to reach the
-#: GEMM's ops and 6 s at 2,011 ops; per task, 128 give the same answer in a fifth of the
-#: attempts). The Ascend pair, which has large buffers too, keeps its figures
-#: (1.116/1.118 at 2,000/8,000 ops, 10 s). After the problem-order passes, the same pass
-#: with the hungry head unguarded (``hungry_unguarded``): guard (1) no longer keeps
-#: 64 KiB free for the norm's next transfer while the bus cannot take it anyway, and the
-#: GEMM loads into that room. Measured from the list scheduler on the tight wide pair
-#: (1.21 of the bound guarded at every size): 1.34/1.114/1.255/1.257 at
-#: 161/609/2,011/7,966 ops; the norm then waits for the GEMM's row at some blocks and not
-#: at others, which depends on how the GEMM's rows fall against the norm's blocks, so it
-#: is one more pass rather than a replacement.
-_PORTFOLIO = (PassSpec("large_fast", "hungry", 128, True, split=True, task_windows=True),
+#: Where some buffer is large, the hungriest task first with a window per task leads,
+#: in three variants. First, with its head unguarded (``hungry_unguarded``: guard (1) no
+#: longer keeps 64 KiB free for the norm's next transfer while the bus cannot take it
+#: anyway, so the GEMM loads into that room) and every mode allowed; then, after the
+#: problem-order passes, the guarded one with the shortest modes for large buffers
+#: (``large_fast``), and the unguarded one with them. With one window over the whole
+#: sequence the hungriest-first pass needed 1,024 positions to reach the GEMM's ops
+#: (6 s at 2,011 ops) and a 7,966-op problem's budget never reached it; per task, 128
+#: give the same answer in a fifth of the attempts. Measured from the list scheduler on
+#: the tight wide pair at 161/609/2,011/7,966 ops: guarded 1.21 of the bound at every
+#: size; unguarded, large_fast 1.34/1.114/1.255/1.257; unguarded, all modes
+#: 1.35/1.27/1.115/1.113 (the norm waits for the GEMM's row at some blocks and not at
+#: others, depending on how the rows fall against the blocks, so no variant wins
+#: everywhere). The first runs where nothing else has yet (7,966 ops: 5.5 s on the
+#: shared machine). The Ascend pair keeps its figures (1.118 at 7,972 ops, 10 s), and
+#: the tight chain gains (1.146 -> 1.06 at 7,806 ops).
+_PORTFOLIO = (PassSpec("all", "hungry", 128, True, split=True, task_windows=True,
+                       hungry_unguarded=True, large_only=True),
               PassSpec("all", "problem", 16), PassSpec("all", "problem", 64, True),
+              PassSpec("large_fast", "hungry", 128, True, split=True, task_windows=True),
               PassSpec("large_fast", "hungry", 128, True, split=True, task_windows=True,
                        hungry_unguarded=True),
               PassSpec("priced", "interleaved", 16, True), PassSpec("all", "interleaved", 16),
@@ -766,11 +771,20 @@ class _Sequences:
         if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(priced)):
             self.policies["priced"] = priced
         large = large_buffers(inst)
+        self.any_large = any(large)
         fast = [_shortest(inst, i) if any(large[b] for b in inst.op_buffers[i])
                 else list(range(len(inst.modes[i]))) for i in range(inst.n_ops)]
         if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(fast)):
             self.policies["large_fast"] = fast
         self.cache: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
+
+    def applies(self, spec: PassSpec) -> bool:
+        """Whether ``spec`` runs on this problem: its mode policy exists here, it orders
+        tasks only where there are several, and it needs large buffers only where some
+        buffer is large."""
+        return spec.policy in self.policies and (
+            spec.sequence not in ("interleaved", "hungry") or
+            len(set(self.inst.op_task)) > 1) and (not spec.large_only or self.any_large)
 
     def make_pass(self, spec: PassSpec) -> _Pass:
         """The pass ``spec`` describes, with guard (1) on, ready to run."""
@@ -803,8 +817,7 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
     best: Solution | None = None
     stall: Stall | None = None
     for spec in portfolio:
-        if spec.policy not in sequences.policies or \
-                (spec.sequence in ("interleaved", "hungry") and len(set(inst.op_task)) < 2):
+        if not sequences.applies(spec):
             continue
         if best is not None and budget is not None and budget.exhausted():
             break
