@@ -23,6 +23,7 @@ runs in its own process. Figures, not pass/fail; timings on a shared machine are
     python -m benchmarks.bench_memory --sizes 150 --limits 5 --problems chain
     python -m benchmarks.bench_memory --reproducible     # deterministic work budgets
     python -m benchmarks.bench_memory --json figures.json
+    python -m benchmarks.bench_memory --bounds-only       # the bound's parts, no search
 """
 
 from __future__ import annotations
@@ -141,6 +142,31 @@ def _case(name: str, ops: int, limit: float, reproducible: bool, peer: bool,
                "wall_s": meta.get("wall_s"), "legal": legal})
 
 
+def _bounds(names: Sequence[str], sizes: Sequence[int]) -> list[dict[str, Any]]:
+    """Per problem and size: the lower bound's parts and the time it takes, no search
+    (the bound runs inside every solve's time limit, so its time is a figure too)."""
+    import time
+
+    from models.bounds import lower_bound
+
+    print(f"{'problem':10} {'ops':>6} {'LB':>10} {'LB part':>16} {'bound s':>8}  other parts")
+    rows = []
+    for name in names:
+        for size in sizes:
+            problem, target = tight_problem(name, size)
+            began = time.perf_counter()
+            parts = lower_bound(problem, target).parts
+            seconds = time.perf_counter() - began
+            binding = max(parts, key=parts.__getitem__)
+            others = ", ".join(f"{k} {v:,}" for k, v in sorted(parts.items(),
+                                                                key=lambda kv: -kv[1])[1:4])
+            print(f"{name:10} {len(problem.ops):>6} {parts[binding]:>10,} {binding:>16} "
+                  f"{seconds:>8.2f}  {others}", flush=True)
+            rows.append({"problem": name, "ops": len(problem.ops), "parts": dict(parts),
+                         "binding": binding, "bound_s": seconds})
+    return rows
+
+
 def _row(row: dict[str, Any]) -> str:
     base = row["baseline"]
     base_text = f"{base / row['bound']:>8.3f}" if base is not None else f"{'deadlock':>8}"
@@ -166,8 +192,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "while an op runs (a relaxation; needs pyjobshop)")
     parser.add_argument("--json", default=None, metavar="PATH",
                         help="also write every row's figures to PATH")
+    parser.add_argument("--bounds-only", action="store_true",
+                        help="print the lower bound's parts and their time, no search")
     args = parser.parse_args(argv)
     sizes = args.sizes or ((150, 600) if args.quick else (150, 600, 2000, 8000))
+    if args.bounds_only:
+        write_figures(args.json, {"bounds": _bounds(args.problems or tuple(PROBLEMS), sizes)})
+        return 0
     limits = args.limits or ((10.0,) if args.quick else (10.0, 60.0))
     print(f"{'problem':10} {'ops':>6} {'limit':>5} {'LB-mem':>9} {'mem part':>9} "
           f"{'LB':>9} {'LB part':>14} {'list/LB':>8} {'mk/LB':>7} {'mk/list':>7} "

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from benchmarks.list_baseline import list_schedule
 from benchmarks.peer_pyjobshop import memory_peer_instance
 from schedsearch.hazards import build_dag
@@ -35,3 +38,16 @@ def test_memory_is_held_whole_by_ordered_accessors_and_shared_otherwise() -> Non
     assert demand["g.ldA0.0"] == 1024
     assert demand["g.mm0.0"] == 3 * 1024  # A, B and the accumulator
     assert demand["g.st0"] == 1024
+
+
+def test_bounds_only_prints_every_part_and_the_binding_one(tmp_path: Path) -> None:
+    from benchmarks.bench_memory import main, tight_problem
+    from models.bounds import lower_bound
+
+    out = tmp_path / "bounds.json"
+    assert main(["--bounds-only", "--problems", "chain", "--sizes", "60",
+                 "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["bounds"]
+    problem, target = tight_problem("chain", 60)
+    assert row["parts"] == dict(lower_bound(problem, target).parts)
+    assert row["parts"][row["binding"]] == max(row["parts"].values())
