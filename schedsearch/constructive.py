@@ -667,20 +667,21 @@ class PassSpec:
 #: Where some buffer is large, the hungriest task first with a window per task leads,
 #: in three variants. First, with its head unguarded (``hungry_unguarded``: guard (1) no
 #: longer keeps 64 KiB free for the norm's next transfer while the bus cannot take it
-#: anyway, so the GEMM loads into that room) and every mode allowed; then, after the
+#: anyway, so the GEMM loads into that room), every mode allowed and a window of 4 per
+#: task (a window of 128 gave the same or worse, 1.35 instead of 1.17 of the bound at
+#: 161 ops, at up to 15 times the cost: 5.5 s instead of 0.4 at 7,966 ops); then, after the
 #: problem-order passes, the guarded one with the shortest modes for large buffers
 #: (``large_fast``), and the unguarded one with them. With one window over the whole
 #: sequence the hungriest-first pass needed 1,024 positions to reach the GEMM's ops
 #: (6 s at 2,011 ops) and a 7,966-op problem's budget never reached it; per task, 128
 #: give the same answer in a fifth of the attempts. Measured from the list scheduler on
 #: the tight wide pair at 161/609/2,011/7,966 ops: guarded 1.21 of the bound at every
-#: size; unguarded, large_fast 1.34/1.114/1.255/1.257; unguarded, all modes
-#: 1.35/1.27/1.115/1.113 (the norm waits for the GEMM's row at some blocks and not at
+#: size; unguarded, large_fast 1.34/1.114/1.255/1.257; unguarded, all modes, window 4
+#: 1.169/1.122/1.115/1.113 (the norm waits for the GEMM's row at some blocks and not at
 #: others, depending on how the rows fall against the blocks, so no variant wins
-#: everywhere). The first runs where nothing else has yet (7,966 ops: 5.5 s on the
-#: shared machine). The Ascend pair keeps its figures (1.118 at 7,972 ops, 10 s), and
-#: the tight chain gains (1.146 -> 1.06 at 7,806 ops).
-_PORTFOLIO = (PassSpec("all", "hungry", 128, True, split=True, task_windows=True,
+#: everywhere). The Ascend pair keeps its figures (1.118 at 7,972 ops, 10 s), and the
+#: tight chain gains (1.146 -> 1.06 at 7,806 ops).
+_PORTFOLIO = (PassSpec("all", "hungry", 4, True, split=True, task_windows=True,
                        hungry_unguarded=True, large_only=True),
               PassSpec("all", "problem", 16), PassSpec("all", "problem", 64, True),
               PassSpec("large_fast", "hungry", 128, True, split=True, task_windows=True),
