@@ -193,9 +193,12 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
             raise interrupt.Interrupted() from None
         raise refusal(error) from None
     solution = found
-    serial_budget = budget.share(SERIAL_SHARE)
-    serial = kernels_in_sequence(inst, serial_budget, _task_solver(seed, workers, placement))
-    budget.absorb(serial_budget)
+    serial = None
+    if _serial_could_win(inst, solution.makespan(inst)):
+        serial_budget = budget.share(SERIAL_SHARE)
+        serial = kernels_in_sequence(inst, serial_budget,
+                                     _task_solver(seed, workers, placement))
+        budget.absorb(serial_budget)
     if serial is not None and serial.makespan(inst) < solution.makespan(inst) and \
             _respects(inst, dag, serial):
         solution, serial, solver = serial, None, "tasks-in-sequence"
@@ -255,6 +258,30 @@ def _task_solver(seed: int, workers: int, placement: bool) -> TaskSolver:
                             placement=placement, reproducible=reproducible,
                             validated=True).schedule
     return solve_task
+
+
+def _serial_could_win(inst: Instance, makespan: int) -> bool:
+    """Whether the tasks one after another could end before ``makespan``: the sum of
+    each task's own lower bound (:func:`models.bounds.lower_bound` of the problem its
+    kernel solves) is below it. Where it is not, searching that candidate (a quarter of
+    the time) cannot change the answer, and the later stages get the time (on the tight
+    pairs, triple and chain, the tasks in sequence are 30-70 % longer than the list
+    schedule)."""
+    from schedsearch.paths import restrict  # paths imports the checker
+
+    tasks = list(dict.fromkeys(inst.op_task))
+    if len(tasks) < 2:
+        return False
+    total = 0
+    for task in tasks:
+        try:
+            sub, _ = restrict(inst.problem, task)
+            total += lower_bound(sub, inst.target).value
+        except InputError:  # no kernel of its own: kernels_in_sequence says so
+            return True
+        if total >= makespan:
+            return False
+    return True
 
 
 def _respects(inst: Instance, dag: Dag, solution: Solution) -> bool:

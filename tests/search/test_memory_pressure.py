@@ -403,3 +403,34 @@ def test_no_pass_starts_an_op_twice(monkeypatch: pytest.MonkeyPatch) -> None:
         commits.clear()
         sequences.make_pass(spec).run()
         assert len(commits) == len(set(commits)), spec
+
+
+def test_the_tasks_in_sequence_are_searched_only_where_they_could_win(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sum of each task's own lower bound bounds the tasks one after another: on the
+    tight wide pair it exceeds the list schedule's makespan, so solve does not spend a
+    quarter of its time searching that candidate; against a makespan above that sum it
+    would."""
+    from models.bounds import lower_bound
+    from schedsearch import api
+    from schedsearch.constructive import list_schedule
+
+    problem, tgt = tight_problem("pair-wide")
+    inst = build_instance(problem, tgt)
+    alone = sum(lower_bound(restrict(problem, task)[0], tgt).value
+                for task in dict.fromkeys(inst.op_task))
+    listed = list_schedule(inst, build_dag(inst))
+    assert isinstance(listed, Solution) and alone > listed.makespan(inst)
+    assert not api._serial_could_win(inst, listed.makespan(inst))
+    assert api._serial_could_win(inst, alone + 1)
+    calls: list[int] = []
+    real = api.kernels_in_sequence
+
+    def record(*args: Any) -> Solution | None:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(api, "kernels_in_sequence", record)
+    report = solve_report(problem, tgt, time_limit=2, workers=1)
+    assert verify(report.schedule) == []
+    assert not calls
