@@ -201,7 +201,7 @@ def _screen(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...],
     joint = Screen(workload, target, budget)
     try:
         start = _start(joint, spaces, default)
-    except OutOfBudget:  # nothing is spent yet: only a stop request ends the budget here
+    except OutOfBudget:  # the start overdraws: only a stop request (or the net) ends it
         raise interrupt.Interrupted from None
     individual = None
     if len(spaces) > 1:
@@ -222,10 +222,10 @@ def _start(joint: Screen, spaces: tuple[TaskSpace, ...], default: Configuration
            ) -> Configuration:
     """Where the descent starts: the default configuration, or the leanest one when the
     default does not fit; InputError (the workload as given's) when neither does."""
-    if joint.estimate(default, force=True) is not None:
+    if joint.estimate(default, force=True, overdraw=True) is not None:
         return default
     lean = lean_configuration(spaces)
-    if joint.estimate(lean, force=True) is not None:
+    if joint.estimate(lean, force=True, overdraw=True) is not None:
         return lean
     tile(joint.workload, joint.target)  # raises the InputError that names the task
     raise InputError("no memory-feasible schedule of the workload as given, nor of its "

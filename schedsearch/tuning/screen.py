@@ -79,10 +79,12 @@ class ScreenBudget:
         """At most ``units`` of what is left (never more than is left)."""
         return ScreenBudget(min(units, self.units), self.deadline, self)
 
-    def charge(self, units: int) -> None:
-        """Spend ``units``; OutOfBudget if nothing was left, the deadline has passed or a
-        stop was requested (:mod:`schedsearch.interrupt`)."""
-        if self.units <= 0 or time.perf_counter() > self.deadline or interrupt.requested():
+    def charge(self, units: int, *, overdraw: bool = False) -> None:
+        """Spend ``units``; OutOfBudget if nothing was left (unless ``overdraw``: work that
+        must be done whatever the budget), the deadline has passed or a stop was
+        requested (:mod:`schedsearch.interrupt`)."""
+        if (self.units <= 0 and not overdraw) or time.perf_counter() > self.deadline \
+                or interrupt.requested():
             raise OutOfBudget
         budget: ScreenBudget | None = self
         while budget is not None:
@@ -121,11 +123,13 @@ class Screen:
     seen: dict[Configuration, Estimate | None] = field(default_factory=dict)
     best: int | None = None
 
-    def estimate(self, configuration: Configuration, *, force: bool = False
-                 ) -> Estimate | None:
+    def estimate(self, configuration: Configuration, *, force: bool = False,
+                 overdraw: bool = False) -> Estimate | None:
         """The estimate of ``configuration`` (None if infeasible); raises OutOfBudget.
 
-        ``force`` schedules it even if its bound cannot beat the best seen (a start).
+        ``force`` schedules it even if its bound cannot beat the best seen (a start);
+        ``overdraw`` screens it even if that takes more than the budget has left (the
+        tuning's starting point, without which nothing can be compared).
         """
         if configuration in self.seen:
             known = self.seen[configuration]
@@ -134,19 +138,19 @@ class Screen:
             order = known.order
         else:
             order = len(self.seen)
-        self.budget.charge(0)
+        self.budget.charge(0, overdraw=overdraw)
         try:
             problem = tile(apply(self.workload, configuration), self.target)
         except InputError:
             self.seen[configuration] = None
             return None
         ops = len(problem.ops)
-        self.budget.charge(ops)
+        self.budget.charge(ops, overdraw=overdraw)
         relaxation = energy_relaxation(problem, self.target)  # the bound's and the prices'
         bound = lower_bound(problem, self.target, relaxation=relaxation).value
         constructive = None
         if force or self.best is None or bound < self.best:
-            self.budget.charge(ops)
+            self.budget.charge(ops, overdraw=overdraw)
             inst = build_instance(problem, self.target)
             try:
                 # The constructive's exact last resort gets the screening work left

@@ -12,9 +12,11 @@ import pytest
 from checker import verify
 from models.errors import InputError
 from models.formats import schedule_to_dict
+from models.targets import load_target
 from models.workload import load_workload, tile
 from schedsearch.cli import main
-from schedsearch.tuning.joint import tune
+from schedsearch.tuning.joint import SCREEN_SHARE, tune
+from schedsearch.tuning.screen import UNITS_PER_SECOND
 from tests.tune.workloads import configured, small_vtcm, tiny
 
 #: 256 x 256 f16 operand blocks (128 KiB each) and a 256 KiB accumulator, read by one
@@ -53,3 +55,16 @@ def test_the_tuned_workload_file_reads_back_as_the_chosen_configuration(
     original, tuned = load_workload(str(source)), load_workload(str(out))
     assert tuned.name == original.name and tuned.target == original.target
     assert tuned.tasks == configured(original, chosen).tasks
+
+
+def test_a_screening_budget_smaller_than_the_default_still_screens_the_default() -> None:
+    """The default is the tuning's starting point: a limit whose screening work is less
+    than its ops overdraws for it instead of ending as an interrupt (it once did)."""
+    workload = load_workload("gemm-rmsnorm-v75")
+    target = load_target(workload.target)
+    limit = 0.01
+    screening = SCREEN_SHARE * limit * UNITS_PER_SECOND
+    assert len(tile(workload, target).ops) > screening  # the case itself
+    result = tune(workload, target, time_limit=limit, seed=0, workers=1)
+    assert result.chosen == result.default and result.screened >= 1
+    assert verify(schedule_to_dict(result.schedule)).legal
