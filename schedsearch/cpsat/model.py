@@ -99,6 +99,9 @@ class Outcome:
     bound: int | None
     wall_s: float
     cut: bool  # the deadline stopped a run before its conflict cap: it may not repeat
+    #: With ``keep``: the winning run's last solutions before ``solution``, oldest first
+    #: (:data:`KEPT_SOLUTIONS` at most): fallbacks when ``solution`` cannot be placed.
+    earlier: tuple[Solution, ...] = ()
 
 
 def whole_problem(dag: Dag, inc: Incumbent) -> Neighbourhood:
@@ -161,7 +164,12 @@ def _hint(built: Built) -> None:
     hint(built.makespan, inc.makespan)
 
 
-def _extract(built: Built, solver: cp_model.CpSolver) -> Solution:
+#: How many solutions before its last one a run keeps when asked to (``keep``).
+KEPT_SOLUTIONS = 8
+
+
+def _extract(built: Built, solver: cp_model.CpSolver | cp_model.CpSolverSolutionCallback
+             ) -> Solution:
     inst, inc = built.inst, built.inc
     delta = solver.value(built.delta) if isinstance(built.delta, cp_model.IntVar) else 0
     modes = list(inc.solution.modes)
@@ -182,12 +190,19 @@ def _extract(built: Built, solver: cp_model.CpSolver) -> Solution:
 
 
 class _Watcher(cp_model.CpSolverSolutionCallback):
-    def __init__(self, report: Callable[[int], None]) -> None:
+    """Reports each objective found and, with ``built``, keeps the last solutions."""
+
+    def __init__(self, report: Callable[[int], None] | None, built: Built | None = None
+                 ) -> None:
         super().__init__()
-        self.report = report
+        self.report, self.built = report, built
+        self.kept: list[Solution] = []
 
     def on_solution_callback(self) -> None:
-        self.report(round(self.objective_value))
+        if self.report is not None:
+            self.report(round(self.objective_value))
+        if self.built is not None:
+            self.kept = [*self.kept[-KEPT_SOLUTIONS:], _extract(self.built, self)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,11 +215,13 @@ class _Run:
     bound: int | None
     conflicts: int
     cut: bool
+    earlier: tuple[Solution, ...] = ()
 
 
 def _run(built: Built, seed: int, conflicts: int, wall: float,
          on_objective: Callable[[int], None] | None, first: bool = False,
-         solvers: interrupt.Solvers | None = None, threads: int = 1) -> _Run:
+         solvers: interrupt.Solvers | None = None, threads: int = 1,
+         keep: bool = False) -> _Run:
     """Solve ``built`` with one sequential worker (the reproducible configuration, see the
     module docstring; ``threads`` > 1 runs CP-SAT's own parallel search instead, which
     does not repeat), stopping after ``conflicts`` conflicts or ``wall`` seconds, or at
@@ -221,7 +238,8 @@ def _run(built: Built, seed: int, conflicts: int, wall: float,
     params.max_number_of_conflicts = conflicts
     params.max_time_in_seconds = max(wall, 0.001)
     params.stop_after_first_solution = first
-    watcher = _Watcher(on_objective) if on_objective else None
+    watcher = _Watcher(on_objective, built if keep else None) \
+        if on_objective or keep else None
     try:
         status = solver.solve(built.model, watcher)
     except (IndexError, RuntimeError):  # an OR-Tools internal error, e.g. absl::btree_map::at
@@ -241,7 +259,8 @@ def _run(built: Built, seed: int, conflicts: int, wall: float,
         objective=round(solver.objective_value) if found else None,
         bound=int(-(-solver.best_objective_bound // 1)) if found else None,
         conflicts=solver.num_conflicts,
-        cut=not settled and solver.num_conflicts < conflicts)
+        cut=not settled and solver.num_conflicts < conflicts,
+        earlier=tuple(watcher.kept[:-1]) if found and watcher is not None else ())
 
 
 def conflict_cost(built: Built) -> float:
@@ -253,7 +272,7 @@ def conflict_cost(built: Built) -> float:
 
 def _parallel(jobs: list[tuple[Built, int]], budget: Budget, work: float,
               on_objective: Callable[[int], None] | None, first: bool = False,
-              threads: int = 1) -> list[_Run]:
+              threads: int = 1, keep: bool = False) -> list[_Run]:
     """Run each ``(model, seed)`` in a thread of its own, side by side.
 
     ``CpSolver.solve`` releases the GIL (measured: a Python loop keeps running while a
@@ -270,7 +289,7 @@ def _parallel(jobs: list[tuple[Built, int]], budget: Budget, work: float,
     solvers = interrupt.Solvers()
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         futures = [pool.submit(_run, built, seed, cap, wall, on_objective, first, solvers,
-                               threads)
+                               threads, keep)
                    for (built, seed), cap in zip(jobs, caps, strict=True)]
         runs = solvers.join(futures)
     budget.charge(max(min(run.conflicts, cap) * cost
@@ -288,7 +307,7 @@ def portfolio_seeds(seed: int, workers: int) -> list[int]:
 
 def solve_built(built: Built, budget: Budget, *, work: float, seed: int, workers: int,
                 on_objective: Callable[[int], None] | None = None,
-                first: bool = False) -> Outcome:
+                first: bool = False, keep: bool = False) -> Outcome:
     """A portfolio of ``workers`` single-worker runs of one model with different seeds,
     in parallel; the best objective wins, ties going to the lowest member, so the answer
     depends only on the model, ``seed``, ``workers`` and the work granted (unless the
@@ -296,15 +315,16 @@ def solve_built(built: Built, budget: Budget, *, work: float, seed: int, workers
     With ``first`` each run stops at its first solution (a model hinted with an illegal
     point, where any legal answer is the goal). The status is OPTIMAL or INFEASIBLE when
     any run proved it, else the winning run's. A budget that is not reproducible gets
-    one run of CP-SAT's parallel search with ``workers`` workers instead."""
+    one run of CP-SAT's parallel search with ``workers`` workers instead. With ``keep``
+    the outcome carries the winning run's earlier solutions too (``Outcome.earlier``)."""
     begin = time.perf_counter()
     cut_before = budget.cut
     if budget.reproducible or workers == 1:
         runs = _parallel([(built, s) for s in portfolio_seeds(seed, workers)], budget, work,
-                         on_objective, first)
+                         on_objective, first, keep=keep)
     else:  # the clock ends the run anyway: CP-SAT's own parallel search is stronger
         runs = _parallel([(built, portfolio_seeds(seed, 1)[0])], budget, work, on_objective,
-                         first, threads=workers)
+                         first, threads=workers, keep=keep)
     best = _best(runs)
     bounds = [run.bound for run in runs if run.bound is not None]
     statuses = {run.status for run in runs}
@@ -312,7 +332,7 @@ def solve_built(built: Built, budget: Budget, *, work: float, seed: int, workers
     return Outcome(status=status, solution=best.solution, objective=best.objective,
                    bound=max(bounds) if bounds else None,
                    wall_s=time.perf_counter() - begin,
-                   cut=budget.cut and not cut_before)
+                   cut=budget.cut and not cut_before, earlier=best.earlier)
 
 
 def solve_each(builts: list[Built], budget: Budget, *, work: float,

@@ -120,3 +120,21 @@ def test_an_answer_only_cp_sat_finds_is_legal_reproducible_and_labelled(workers:
     meta = first.meta or {}
     assert meta["solver"] == "cp-sat" and meta["status"] == "OPTIMAL" and meta["reproducible"]
     assert first.ops == second.ops and first.buffers == second.buffers
+
+
+def test_the_whole_model_places_the_best_answer_that_has_addresses(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A relaxed run's last answer may have no addresses where an earlier one has: the
+    answers are tried from the last back, and the first the engine places is taken."""
+    from schedsearch import api
+    from schedsearch.budget import Budget
+    from schedsearch.solution import Solution
+
+    answers = [Solution((0,), (k,), (0,)) for k in (3, 2, 1)]
+    unplaceable = {answers[2].starts}
+    monkeypatch.setattr(api, "place_offsets", lambda inst, answer, *_: None
+                        if answer.starts in unplaceable else answer)
+    budget = Budget.start(1)
+    assert api._placed(None, answers, answers[0], budget, 0) == answers[1]  # type: ignore[arg-type]
+    unplaceable |= {answer.starts for answer in answers}
+    assert api._placed(None, answers, answers[0], budget, 0) is None  # type: ignore[arg-type]

@@ -123,3 +123,27 @@ def test_an_internal_solver_error_twice_is_no_solution_not_a_traceback(
     _failing_first(monkeypatch, 2)
     outcome = solve_built(built, Budget.start(30), work=1.0, seed=0, workers=1)
     assert outcome.solution is None and outcome.status == "SOLVER_ERROR"
+
+
+def test_a_run_asked_to_keep_its_answers_returns_the_earlier_ones_too() -> None:
+    """From a serial incumbent (every op after the last), CP-SAT improves in steps; with
+    ``keep`` the outcome carries the earlier answers, oldest first, each no shorter than
+    the next and than the final one."""
+    from schedsearch.cpsat.model import KEPT_SOLUTIONS
+    from schedsearch.solution import Solution
+
+    inst = build_instance(gemm_problem(blocks=2, k_steps=2, tile=1024), target(capacity=4096))
+    dag = build_dag(inst)
+    starts, now = [0] * inst.n_ops, 0
+    for v in dag.topo:
+        if v < inst.n_ops:
+            starts[v], now = now, now + inst.modes[v][0].duration + 1
+    serial = Solution((0,) * inst.n_ops, tuple(starts), (0,) * inst.n_buffers)
+    inc = Incumbent.of(inst, dag, serial)
+    built = build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan, offsets=False)
+    kept = solve_built(built, Budget.start(30), work=0.5, seed=0, workers=1, keep=True)
+    plain = solve_built(built, Budget.start(30), work=0.5, seed=0, workers=1)
+    assert kept.solution == plain.solution and not plain.earlier
+    assert 0 < len(kept.earlier) <= KEPT_SOLUTIONS
+    spans = [answer.makespan(inst) for answer in (*kept.earlier, kept.solution)]
+    assert spans == sorted(spans, reverse=True)
