@@ -329,7 +329,8 @@ def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, boun
     built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan,
                   offsets=not placement)
     outcome = solve_built(built, budget, work=budget.left, seed=seed, workers=workers,
-                          on_objective=lambda m: emit("cp-sat", m), keep=placement)
+                          on_objective=lambda m: emit("cp-sat", m),
+                          keep=placement and inst.n_buffers > 0)
     meta: dict[str, Any] = {"solver": solver, "status": outcome.status,
                             "cpsat_status": outcome.status}
     found = outcome.solution
