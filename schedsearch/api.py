@@ -194,11 +194,11 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
         raise refusal(error) from None
     solution = found
     serial = None
-    if _serial_could_win(inst, solution.makespan(inst)):
-        serial_budget = budget.share(SERIAL_SHARE)
+    serial_budget = budget.share(SERIAL_SHARE)
+    if not serial_budget.exhausted() and _serial_could_win(inst, solution.makespan(inst)):
         serial = kernels_in_sequence(inst, serial_budget,
                                      _task_solver(seed, workers, placement))
-        budget.absorb(serial_budget)
+    budget.absorb(serial_budget)
     if serial is not None and serial.makespan(inst) < solution.makespan(inst) and \
             _respects(inst, dag, serial):
         solution, serial, solver = serial, None, "tasks-in-sequence"
@@ -266,7 +266,9 @@ def _serial_could_win(inst: Instance, makespan: int) -> bool:
     kernel solves) is below it. Where it is not, searching that candidate (a quarter of
     the time) cannot change the answer, and the later stages get the time (on the tight
     pairs, triple and chain, the tasks in sequence are 30-70 % longer than the list
-    schedule)."""
+    schedule). Asked only while the candidate's share has time left, as the candidate
+    itself checks: cutting a task out of a large problem is slow (15 s for the GEMM of
+    the tight pair at 7,966 ops)."""
     from schedsearch.paths import restrict  # paths imports the checker
 
     tasks = list(dict.fromkeys(inst.op_task))
