@@ -10,13 +10,17 @@ possible in order of decreasing finish time (right-justify), then as early as po
 in order of increasing start (left-justify); neither step lengthens the schedule.
 
 How it is fast in Python: ``K`` schedules are built side by side in NumPy on a
-time-indexed profile of free capacity (samples x resources x time), one activity per
-sample per step, so the Python loop runs once per activity, not once per activity and
-schedule. An order is given by keys (the eligible activity of least key goes next): the
-first population samples on latest-finish-time priorities with regret-based bias
-(Drexl's regret-based biased random sampling), the justified schedules' own start times
-are the keys of the next generations (parents crossed in two points over a topological
-order, keys perturbed), and the best ``K`` distinct schedules survive.
+time-indexed profile of free capacity (schedules x resources x time), one activity per
+schedule per step, so the Python loop runs once per activity, not once per activity and
+schedule. An order is given by keys (the eligible activity of least key goes next). The
+first generation samples on latest-finish-time priorities with regret-based bias
+(Drexl's regret-based biased random sampling); later ones are children of the
+population (Hartmann's two-point crossover of activity lists, the list of a schedule
+being its activities by start time; neighbour swaps), one-activity moves of the best
+schedules, and a few fresh samples. Every schedule is double-justified (ties broken at
+random, so that plateaus of equal makespan are explored) and the best distinct ones
+survive (shortest, then least sum of finish times). After :data:`_STALL` generations
+without a shorter schedule the population restarts from fresh samples.
 
 What it handles: problems without buffers (lanes, as cumulatives of their unit counts,
 and budgets are the renewable resources; the derived precedences with their lags;
@@ -45,9 +49,12 @@ __all__ = ["justified", "double_justify", "choose_modes", "MAX_HORIZON", "MAX_NO
 MAX_HORIZON = 1 << 16
 #: The most activities (ops and barriers) searched: the loop is per activity, with
 #: ``O(K * n)`` work per step for the eligible set.
-MAX_NODES = 400
-#: Cells (schedules x resources x time) of one batch's profile: bounds ``K``.
-_CELLS = 1 << 21
+MAX_NODES = 250
+#: Cells (activities x schedules x resources x time) one serial SGS batch may sweep at
+#: most: bounds ``K``, so that one generation (a few batches, between two looks at the
+#: budget) stays near a tenth of a second; a problem that would need ``K`` below 4 is
+#: not taken.
+_SWEEP = 1 << 25
 #: Schedules built side by side: at most this many, fewer where the profile is long.
 _BATCH = 256
 #: Double-justification rounds per generation at most (each a right and a left pass).
@@ -121,7 +128,7 @@ def _nets(inst: Instance, dag: Dag, modes: Sequence[int]) -> tuple[_Net, _Net] |
         return None
     horizon = int(dur.sum()) + sum(max(lag, 0) for _, _, lag in dag.edges) + int(dur.max(
         initial=0)) + 1
-    if horizon > MAX_HORIZON or n > MAX_NODES:
+    if horizon > MAX_HORIZON or n > MAX_NODES or _batch(n, len(cap), horizon) < 4:
         return None
     preds: list[list[tuple[int, int]]] = [[] for _ in range(n)]
     succs: list[list[tuple[int, int]]] = [[] for _ in range(n)]
@@ -135,6 +142,11 @@ def _nets(inst: Instance, dag: Dag, modes: Sequence[int]) -> tuple[_Net, _Net] |
     forward = _Net(dur, dem, cap, p_idx, p_lag, s_idx, npred, horizon)
     backward = _Net(dur, dem, cap, s_idx, s_lag, p_idx, nsucc, horizon)
     return forward, backward
+
+
+def _batch(n: int, resources: int, horizon: int) -> int:
+    """Schedules per SGS batch: :data:`_BATCH`, fewer where a sweep would be long."""
+    return min(_BATCH, _SWEEP // max(1, n * max(resources, 1) * horizon))
 
 
 def _sgs(net: _Net, keys: np.ndarray, rng: np.random.Generator | None = None,
@@ -331,7 +343,7 @@ def justified(inst: Instance, dag: Dag, budget: Budget, seed: int = 0, *,
         return None
     fwd, bwd = nets
     n = fwd.n
-    size = max(4, min(_BATCH, _CELLS // (len(fwd.cap) * fwd.horizon)))
+    size = _batch(n, len(fwd.cap), fwd.horizon)
     target = max(lower, _lower(fwd, dag))
     rng = np.random.default_rng(seed)
     lft = _latest_finish(bwd, dag).astype(np.float64)
