@@ -307,7 +307,8 @@ def _solution(inst: Instance, modes: Sequence[int], start: np.ndarray) -> Soluti
 
 def double_justify(inst: Instance, dag: Dag, solution: Solution) -> Solution | None:
     """``solution`` (modes kept) after double justification: never longer. None where
-    :func:`justified` does not apply (buffers, a profile too long)."""
+    :func:`justified` does not apply (buffers, a profile too long); ``ValueError`` when
+    ``solution`` breaks a precedence of ``dag`` or a capacity."""
     nets = None if inst.n_buffers else _nets(inst, dag, solution.modes)
     if nets is None:
         return None
