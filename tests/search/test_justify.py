@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -176,3 +177,10 @@ def test_an_exhausted_budget_still_gives_one_legal_generation() -> None:
     spent = Budget.start(0.0)
     found = justified(inst, dag, spent, 0)
     assert found is not None and legal(inst, found) == []
+
+
+def test_double_justify_refuses_an_illegal_schedule() -> None:
+    problem, tgt = rcpsp({k: [(2, {"R": 2})] for k in "ab"}, [], {"R": 3})
+    inst, dag = setup(problem, tgt)
+    with pytest.raises(ValueError, match="legal"):
+        double_justify(inst, dag, Solution((0, 0), (0, 0), ()))  # 4 units of 3
