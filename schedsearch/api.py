@@ -260,20 +260,29 @@ def _task_solver(seed: int, workers: int, placement: bool) -> TaskSolver:
     return solve_task
 
 
+#: Above this many ops, the tasks-in-sequence check uses only the resource bound that
+#: needs no sub-problem (cutting a task out of a large problem is slow: 15 s for the
+#: GEMM of the tight pair at 7,966 ops).
+SERIAL_CHECK_MAX_OPS = 1000
+
+
 def _serial_could_win(inst: Instance, makespan: int) -> bool:
-    """Whether the tasks one after another could end before ``makespan``: the sum of
-    each task's own lower bound (:func:`models.bounds.lower_bound` of the problem its
-    kernel solves) is below it. Where it is not, searching that candidate (a quarter of
-    the time) cannot change the answer, and the later stages get the time (on the tight
-    pairs, triple and chain, the tasks in sequence are 30-70 % longer than the list
-    schedule). Asked only while the candidate's share has time left, as the candidate
-    itself checks: cutting a task out of a large problem is slow (15 s for the GEMM of
-    the tight pair at 7,966 ops)."""
+    """Whether the tasks one after another could end before ``makespan``: the sum of a
+    lower bound of each task alone is below it. The bound is each task's lane and budget
+    work (:func:`_work_bound`), and, on problems of at most :data:`SERIAL_CHECK_MAX_OPS`
+    ops, :func:`models.bounds.lower_bound` of the problem its kernel solves. Where the
+    candidate cannot win, searching it (a quarter of the time) cannot change the answer,
+    and the later stages get that time (on the tight pairs and chain the tasks in
+    sequence are 30-70 % longer than the list schedule)."""
     from schedsearch.paths import restrict  # paths imports the checker
 
     tasks = list(dict.fromkeys(inst.op_task))
     if len(tasks) < 2:
         return False
+    if sum(_work_bound(inst, task) for task in tasks) >= makespan:
+        return False
+    if inst.n_ops > SERIAL_CHECK_MAX_OPS:
+        return True
     total = 0
     for task in tasks:
         try:
@@ -284,6 +293,28 @@ def _serial_could_win(inst: Instance, makespan: int) -> bool:
         if total >= makespan:
             return False
     return True
+
+
+def _work_bound(inst: Instance, task: str) -> int:
+    """A lower bound of ``task``'s makespan alone: on each lane kind and budget, the
+    least work its ops put on it (each op at its cheapest mode there) over capacity."""
+    work: dict[tuple[str, str], int] = {}
+    for op in range(inst.n_ops):
+        if inst.op_task[op] != task:
+            continue
+        used: dict[tuple[str, str], int] = {}
+        for k, mode in enumerate(inst.modes[op]):
+            draws = {("lane", n): u for n, u in mode.lanes}
+            draws.update({("budget", n): u for n, u in mode.budgets})
+            for key in set(used) | set(draws):
+                cost = mode.duration * draws.get(key, 0)
+                used[key] = cost if k == 0 else min(used.get(key, 0), cost)
+        for key, cost in used.items():
+            work[key] = work.get(key, 0) + cost
+    capacity = {**{("lane", n): c for n, c in inst.target.lanes.items()},
+                **{("budget", n): c for n, c in inst.target.budgets.items()}}
+    return max((-(-cost // capacity[key]) for key, cost in work.items() if capacity[key]),
+               default=0)
 
 
 def _respects(inst: Instance, dag: Dag, solution: Solution) -> bool:

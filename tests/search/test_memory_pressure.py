@@ -434,3 +434,19 @@ def test_the_tasks_in_sequence_are_searched_only_where_they_could_win(
     report = solve_report(problem, tgt, time_limit=2, workers=1)
     assert verify(report.schedule) == []
     assert not calls
+
+
+def test_the_work_bound_of_a_task_is_below_its_schedule_alone() -> None:
+    """Each task's lane and budget work over capacity bounds any schedule of it alone:
+    on the tight triple, every task's list schedule alone is no shorter, and the bound is
+    the largest such work (the GEMM's on its DMA lanes or DDR budget, not zero)."""
+    from schedsearch.api import _work_bound
+    from schedsearch.constructive import list_schedule
+
+    problem, tgt = tight_problem("triple")
+    inst = build_instance(problem, tgt)
+    for task in dict.fromkeys(inst.op_task):
+        sub = build_instance(restrict(problem, task)[0], tgt)
+        alone = list_schedule(sub, build_dag(sub))
+        assert isinstance(alone, Solution)
+        assert 0 < _work_bound(inst, task) <= alone.makespan(sub)
