@@ -366,13 +366,14 @@ def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, boun
                           keep=placement and inst.n_buffers > 0)
     meta: dict[str, Any] = {"solver": solver, "status": outcome.status,
                             "cpsat_status": outcome.status}
-    found = outcome.solution
-    if found is not None and placement:
-        found = _placed(inst, [*outcome.earlier, found], solution, budget, seed)
-        if found is None:
+    found = final = outcome.solution
+    if final is not None and placement:
+        found = _placed(inst, [*outcome.earlier, final], solution, budget, seed)
+        if found is None or (found.starts, found.modes) != (final.starts, final.modes):
+            # the final answer has no addresses: the exact model may take the rest
             meta["status"] = meta["cpsat_status"] = "UNPLACED"
-        elif found.makespan(inst) >= solution.makespan(inst):
-            return solution, meta, outcome.bound
+            if found is not None and found.makespan(inst) >= solution.makespan(inst):
+                found = None  # an earlier answer no better than the incumbent
     if found is None:
         return solution, meta, outcome.bound
     meta["solver"] = "cp-sat"

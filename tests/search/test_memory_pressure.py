@@ -381,6 +381,28 @@ def test_an_unplaceable_relaxed_answer_hands_the_rest_to_the_exact_model(
     assert verify(report.schedule) == []
 
 
+def test_an_earlier_placed_answer_still_hands_the_rest_to_the_exact_model(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """When only an answer before the relaxed model's final one gets addresses (here the
+    incumbent itself), the final one was still unplaceable: the exact model gets the rest
+    of the stage, as when none is placed."""
+    import schedsearch.api as api
+
+    calls: list[bool] = []
+    real = api._whole_model
+
+    def spy(*args: object, **kwargs: object) -> object:
+        calls.append(bool(args[8]))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api, "_whole_model", spy)
+    monkeypatch.setattr(api, "_placed", lambda inst, answers, incumbent, *_: incumbent)
+    problem, tgt = gemm_problem(blocks=2, k_steps=2, tile=1024), target(capacity=4096)
+    report = solve_report(problem, tgt, time_limit=2.0, seed=0, workers=1)
+    assert calls == [True, False]
+    assert verify(report.schedule) == []
+
+
 def test_no_pass_starts_an_op_twice(monkeypatch: pytest.MonkeyPatch) -> None:
     """An unblock starts ops that stay in the eligible list until the next filtering;
     the holders-first loop must skip them (it once started one again, moving its start
