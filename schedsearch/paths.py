@@ -280,11 +280,11 @@ def restrict(problem: Problem, task: str,
         modes[name] = keep
     accesses = [a for op in ops.values() for a in (*op.reads, *op.writes)]
     written = {a.tensor for op in ops.values() for a in op.writes if a.tensor is not None}
+    touched_tensors = {a.tensor for a in accesses}
+    touched_buffers = {a.buffer for a in accesses}
     tensors = {name: (t if name in written else replace(t, role="input"))
-               for name, t in problem.tensors.items()
-               if any(a.tensor == name for a in accesses)}
-    buffers = {name: b for name, b in problem.buffers.items()
-               if any(a.buffer == name for a in accesses)}
+               for name, t in problem.tensors.items() if name in touched_tensors}
+    buffers = {name: b for name, b in problem.buffers.items() if name in touched_buffers}
     after = tuple((a, b) for a, b in problem.after if a in ops and b in ops)
     sub = Problem(name=f"{problem.name}/{task}", tensors=tensors,
                   tasks={task: problem.tasks[task]}, buffers=buffers, ops=ops, after=after,
