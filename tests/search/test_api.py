@@ -138,3 +138,28 @@ def test_the_whole_model_places_the_best_answer_that_has_addresses(
     assert api._placed(None, answers, answers[0], budget, 0) == answers[1]  # type: ignore[arg-type]
     unplaceable |= {answer.starts for answer in answers}
     assert api._placed(None, answers, answers[0], budget, 0) is None  # type: ignore[arg-type]
+
+
+def test_memory_free_problems_get_justified_sampling_and_never_lose_to_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import schedsearch.api as api
+    from schedsearch.justify import justified
+    from tests.search.test_justify import random_rcpsp
+
+    found: list[int | None] = []
+
+    def spy(inst, dag, budget, seed, **options):  # type: ignore[no-untyped-def]
+        answer = justified(inst, dag, budget, seed, **options)
+        found.append(None if answer is None else answer.makespan(inst))
+        return answer
+
+    monkeypatch.setattr(api, "justified", spy)
+    monkeypatch.setattr(api, "WHOLE_MODEL_MAX_OPS", 0)  # no proof of optimality first
+    problem, tgt = random_rcpsp(3, n=20)
+    report = solve_report(problem, tgt, time_limit=1.0, workers=1)
+    assert verify(report.schedule) == []
+    (made,) = found
+    assert made is not None and report.schedule.makespan <= made
+    found.clear()
+    solve_report(gemm_problem(), target(), time_limit=0.5, workers=1)
+    assert found == []  # buffers: the stage does not run
