@@ -219,7 +219,9 @@ class _Search:
         self.nodes += 1
         if self.nodes > self.node_limit:
             raise _Abort
-        if not self.nodes & 255 and time.perf_counter() > self.deadline:
+        # Every node: on a thousand buffers one node costs milliseconds, and checking
+        # every 256th let a 0.3 s placement run 5.5 s (tight wide pair, 2,011 ops).
+        if time.perf_counter() > self.deadline:
             raise _Deadline
         placed, minoff, size, rank = self.placed, self.minoff, self.size, self.rank
         unplaced = part[~placed[part]]
