@@ -289,9 +289,11 @@ def summarize(sides: list[dict[str, Any]]) -> dict[str, Any]:
 
 def run(external: Path | None, sets: Sequence[str], sample: int | None, *,
         time_limit: float, workers: int, seed: int, peer: bool, cpsat: bool = True,
-        reproducible: bool = False, log: Any = sys.stdout) -> dict[str, Any]:
+        reproducible: bool = False, only: Sequence[int] = (),
+        log: Any = sys.stdout) -> dict[str, Any]:
     """Every requested set that is present under ``external/psplib``; absent ones are
-    reported as skipped. ``peer`` is dropped when pyjobshop is not installed."""
+    reported as skipped. ``peer`` is dropped when pyjobshop is not installed. ``only``
+    keeps the instances of those numbers (the hard ones a closing note cites)."""
     peer = peer and importlib.util.find_spec("pyjobshop") is not None
     figures: dict[str, Any] = {"time_limit_s": time_limit, "workers": workers,
                                "seed": seed, "sample": sample, "peer": peer,
@@ -312,7 +314,8 @@ def run(external: Path | None, sets: Sequence[str], sample: int | None, *,
         best = read_best_known(bks_file.read_text(encoding="latin-1"))
         files = {int(p.stem.split("_")[-1]): p for p in folder.glob("*.txt")}
         records = []
-        for instance_id in sample_ids([i for i in files if i in best], sample):
+        known = [i for i in files if i in best and (not only or i in only)]
+        for instance_id in sample_ids(known, sample):
             record = solve_instance(files[instance_id], best[instance_id],
                                     time_limit=time_limit, workers=workers, seed=seed,
                                     peer=peer, cpsat=cpsat, reproducible=reproducible)
@@ -353,11 +356,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "use the whole time limit, as the peers do)")
     parser.add_argument("--no-cpsat", dest="cpsat", action="store_false",
                         help="skip the plain CP-SAT model on the same instances")
+    parser.add_argument("--only", type=int, nargs="+", default=(), metavar="N",
+                        help="only the instances of these numbers (J30_N, J60_N)")
     parser.add_argument("--json", default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     figures = run(external_dir(args.external), args.sets, args.sample,
                   time_limit=args.time_limit, workers=args.workers, seed=args.seed,
-                  peer=args.peer, cpsat=args.cpsat, reproducible=args.reproducible)
+                  peer=args.peer, cpsat=args.cpsat, reproducible=args.reproducible,
+                  only=args.only)
     for name, result in figures["sets"].items():
         for who in ("ours", "peer", "cpsat"):
             if result.get(who):

@@ -172,3 +172,20 @@ def test_summary_counts_and_gaps_of_one_solver() -> None:
     assert summary["all_legal"]
     assert summary["statuses"] == {"OPTIMAL": 1, "FEASIBLE": 1}
     assert summarize([]) == {"instances": 0}
+
+
+def test_only_keeps_the_named_instances(tmp_path) -> None:
+    import io
+
+    from benchmarks.psplib_bench import run
+
+    folder = tmp_path / "psplib" / "j30"
+    folder.mkdir(parents=True)
+    for number in (1, 2):
+        (folder / f"J30_{number}.txt").write_text(PATTERSON)
+    (tmp_path / "psplib" / "bks-j30.csv").write_text(BKS)
+    figures = run(tmp_path, ["j30"], None, time_limit=0.5, workers=1, seed=0, peer=False,
+                  cpsat=False, only=[2], log=io.StringIO())
+    (record,) = figures["sets"]["j30"]["records"]
+    assert record["name"] == "J30_2" and record["ours"]["makespan"] == 5
+    assert record["ours"]["legal"]
