@@ -31,16 +31,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from models.errors import InputError
 from models.formats import Target
 from models.layouts import layout_costs, with_layout_figures
-from models.targets import load_target
-from models.workload import Workload, load_workload
-from schedsearch import interrupt
+from models.workload import Workload
+from schedsearch.chains.command import run_per_example
 from schedsearch.chains.paths import ChainResult, Edge, PathName, chain_paths
-from schedsearch.chains.sweep import chain_examples
 from schedsearch.commands.options import add_target_option, limit_seconds
-from schedsearch.output import output_file_only, write_json
+from schedsearch.output import output_file_only
 from schedsearch.paths import SolveOptions
 
 __all__ = ["EFFICIENCIES", "SCATTER_PASSES", "DEFAULT_OPTIONS", "CrossoverPoint",
@@ -178,25 +175,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=output_file_only, help="write the figures to this file")
     args = parser.parse_args(argv)
     options = replace(DEFAULT_OPTIONS, time_limit=args.time_limit)
-    interrupt.install()
-    try:
-        figures = {}
-        for name in args.examples or chain_examples():
-            workload = load_workload(name)
-            target = load_target(args.target or workload.target)
-            edges = crossover(workload, target, args.efficiencies, args.scatter_passes,
-                              options=options)
-            _print(name, edges)
-            figures[name] = [e.as_dict() for e in edges]
-        if args.json:
-            write_json(args.json, figures)
-    except InputError as error:
-        print(f"{parser.prog}: error: {error}", file=sys.stderr)
-        return 2
-    except (KeyboardInterrupt, interrupt.Interrupted):
-        print(f"{parser.prog}: interrupted", file=sys.stderr)
-        return 130
-    return 0
+
+    def study(name: str, workload: Workload, target: Target) -> list[dict[str, Any]]:
+        edges = crossover(workload, target, args.efficiencies, args.scatter_passes,
+                          options=options)
+        _print(name, edges)
+        return [e.as_dict() for e in edges]
+
+    return run_per_example(parser, args, study)
 
 
 if __name__ == "__main__":

@@ -24,9 +24,8 @@ from typing import Any
 from models.errors import InputError
 from models.formats import Target
 from models.layouts import layout_costs, with_fused_factor
-from models.targets import load_target
-from models.workload import Workload, example_names, load_workload
-from schedsearch import interrupt
+from models.workload import Workload
+from schedsearch.chains.command import run_per_example
 from schedsearch.chains.forward import NotForwardable
 from schedsearch.chains.paths import (
     DEFAULT_OPTIONS,
@@ -37,10 +36,10 @@ from schedsearch.chains.paths import (
     path_c,
 )
 from schedsearch.commands.options import add_target_option, limit_seconds
-from schedsearch.output import output_file_only, write_json
+from schedsearch.output import output_file_only
 from schedsearch.paths import SolveOptions
 
-__all__ = ["FACTORS", "SweepPoint", "EdgeSweep", "pressure_sweep", "chain_examples", "main"]
+__all__ = ["FACTORS", "SweepPoint", "EdgeSweep", "pressure_sweep", "main"]
 
 #: The factors a sweep tries by default: no pressure up to 30% slower compute.
 FACTORS = (1.0, 1.05, 1.1, 1.15, 1.2, 1.3)
@@ -107,11 +106,6 @@ def pressure_sweep(workload: Workload, target: Target, factors: Sequence[float] 
     return tuple(sweeps)
 
 
-def chain_examples() -> list[str]:
-    """The bundled chain examples, the default of the command."""
-    return [n for n in example_names() if n.startswith("chain-") or n == "rmsnorm-gemm-chain-v75"]
-
-
 def _print(name: str, sweeps: Sequence[EdgeSweep]) -> None:
     for sweep in sweeps:
         r = sweep.result
@@ -157,24 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=output_file_only, help="write the figures to this file")
     args = parser.parse_args(argv)
     options = replace(DEFAULT_OPTIONS, time_limit=args.time_limit)
-    interrupt.install()
-    try:
-        figures = {}
-        for name in args.examples or chain_examples():
-            workload = load_workload(name)
-            target = load_target(args.target or workload.target)
-            sweeps = pressure_sweep(workload, target, args.factors, options=options)
-            _print(name, sweeps)
-            figures[name] = [s.as_dict() for s in sweeps]
-        if args.json:
-            write_json(args.json, figures)
-    except InputError as error:
-        print(f"{parser.prog}: error: {error}", file=sys.stderr)
-        return 2
-    except (KeyboardInterrupt, interrupt.Interrupted):
-        print(f"{parser.prog}: interrupted", file=sys.stderr)
-        return 130
-    return 0
+
+    def study(name: str, workload: Workload, target: Target) -> list[dict[str, Any]]:
+        sweeps = pressure_sweep(workload, target, args.factors, options=options)
+        _print(name, sweeps)
+        return [s.as_dict() for s in sweeps]
+
+    return run_per_example(parser, args, study)
 
 
 if __name__ == "__main__":
