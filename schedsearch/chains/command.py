@@ -17,7 +17,7 @@ from models.workload import Workload, example_names, load_workload
 from schedsearch import interrupt
 from schedsearch.output import write_json
 
-__all__ = ["chain_examples", "run_per_example"]
+__all__ = ["chain_examples", "number_list", "run_per_example"]
 
 
 def chain_examples() -> list[str]:
@@ -45,3 +45,18 @@ def run_per_example(parser: argparse.ArgumentParser, args: argparse.Namespace,
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
     return 0
+
+
+def number_list(convert: Callable[[str], float], valid: Callable[[float], bool],
+                rule: str) -> Callable[[str], tuple[Any, ...]]:
+    """An argparse type: comma-separated numbers, each ``valid`` (``rule`` says how)."""
+    def parse(text: str) -> tuple[Any, ...]:
+        try:
+            values = tuple(convert(v) for v in text.split(","))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got "
+                                             f"{text!r}") from None
+        if not all(valid(v) for v in values):
+            raise argparse.ArgumentTypeError(f"every value must be {rule}, got {text!r}")
+        return values
+    return parse

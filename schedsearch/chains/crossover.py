@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from models.formats import Target
 from models.layouts import layout_costs, with_layout_figures
 from models.workload import Workload
-from schedsearch.chains.command import run_per_example
+from schedsearch.chains.command import number_list, run_per_example
 from schedsearch.chains.paths import ChainResult, Edge, PathName, chain_paths
 from schedsearch.commands.options import add_target_option, limit_seconds
 from schedsearch.output import output_file_only
@@ -139,21 +139,6 @@ def _print(name: str, edges: Sequence[EdgeCrossover]) -> None:
                                          f"{p.scatter_passes} passes)" for p in wins))
 
 
-def _numbers(convert: Callable[[str], float], valid: Callable[[float], bool],
-             rule: str) -> Callable[[str], tuple[Any, ...]]:
-    """An argparse type: comma-separated numbers, each ``valid`` (``rule`` says how)."""
-    def parse(text: str) -> tuple[Any, ...]:
-        try:
-            values = tuple(convert(v) for v in text.split(","))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got "
-                                             f"{text!r}") from None
-        if not all(valid(v) for v in values):
-            raise argparse.ArgumentTypeError(f"every value must be {rule}, got {text!r}")
-        return values
-    return parse
-
-
 def main(argv: list[str] | None = None) -> int:
     """The command: exit 0, 2 on bad input (one line naming the file, path and rule),
     130 when interrupted."""
@@ -161,11 +146,11 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.splitlines()[0])
     parser.add_argument("examples", nargs="*", help="bundled examples or workload files")
     parser.add_argument("--efficiencies", default=EFFICIENCIES,
-                        type=_numbers(float, lambda v: 0 < v <= 1, "in (0, 1]"),
+                        type=number_list(float, lambda v: 0 < v <= 1, "in (0, 1]"),
                         help="comma-separated strided efficiencies (default "
                              + ",".join(f"{v:g}" for v in EFFICIENCIES) + ")")
     parser.add_argument("--scatter-passes", default=SCATTER_PASSES,
-                        type=_numbers(int, lambda v: 0 <= v <= 1_000_000,
+                        type=number_list(int, lambda v: 0 <= v <= 1_000_000,
                                       "an integer from 0 to 1,000,000"),
                         help="comma-separated scatter passes (default "
                              + ",".join(str(v) for v in SCATTER_PASSES) + ")")

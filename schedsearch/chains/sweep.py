@@ -25,7 +25,7 @@ from models.errors import InputError
 from models.formats import Target
 from models.layouts import layout_costs, with_fused_factor
 from models.workload import Workload
-from schedsearch.chains.command import run_per_example
+from schedsearch.chains.command import number_list, run_per_example
 from schedsearch.chains.forward import NotForwardable
 from schedsearch.chains.paths import (
     DEFAULT_OPTIONS,
@@ -122,26 +122,15 @@ def _print(name: str, sweeps: Sequence[EdgeSweep]) -> None:
             print(f"  factor {p.factor:<5g} C {c:>12}  winner {p.winner.value}{mark}")
 
 
-def _factors(text: str) -> tuple[float, ...]:
-    """An argparse type: comma-separated finite factors, each at least 1."""
-    try:
-        factors = tuple(float(f) for f in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got "
-                                         f"{text!r}") from None
-    if not factors or any(not 1 <= f < float("inf") for f in factors):
-        raise argparse.ArgumentTypeError(f"every factor must be a finite number >= 1, got "
-                                         f"{text!r}")
-    return factors
-
-
 def main(argv: list[str] | None = None) -> int:
     """The command: exit 0, 2 on bad input (one line naming the file, path and rule, as
     ``schedsearch`` does), 130 when interrupted."""
     parser = argparse.ArgumentParser(prog="python -m schedsearch.chains.sweep",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("examples", nargs="*", help="bundled examples or workload files")
-    parser.add_argument("--factors", type=_factors, default=FACTORS,
+    parser.add_argument("--factors",
+                        type=number_list(float, lambda f: 1 <= f < float("inf"),
+                                         "a finite number >= 1"), default=FACTORS,
                         help="comma-separated fused compute factors (each >= 1; default "
                              + ",".join(f"{f:g}" for f in FACTORS) + ")")
     parser.add_argument("--time-limit", type=limit_seconds,

@@ -70,15 +70,20 @@ def _run_spec(inst: Instance, dag: Dag, sequences: _Sequences,
     return sequences.make_pass(spec).run()
 
 
+def _tight(name: str, ops: int | None = None) -> tuple[Instance, Dag, _Sequences]:
+    """Tight-memory benchmark problem ``name`` (scaled to about ``ops``), ready for passes."""
+    problem, tgt = tight_problem(name, ops)
+    inst = build_instance(problem, tgt)
+    dag = build_dag(inst)
+    return inst, dag, _Sequences(inst, dag)
+
+
 def test_a_window_per_task_lets_the_other_task_start_while_the_hungry_one_waits() -> None:
     """Tight wide pair as written, the norm's ops first in the sequence: one window over
     the whole sequence keeps the GEMM out until the norm's head is near its ops (its first
     op starts at 12.8 us with a window of 16); a window per task starts it at once, beside
     the norm, and the schedule is shorter."""
-    problem, tgt = tight_problem("pair-wide")
-    inst = build_instance(problem, tgt)
-    dag = build_dag(inst)
-    sequences = _Sequences(inst, dag)
+    inst, dag, sequences = _tight("pair-wide")
     runs = {}
     for per_task in (False, True):
         result = _run_spec(inst, dag, sequences, PassSpec(
@@ -98,10 +103,7 @@ def test_the_hungry_head_unguarded_lets_the_other_task_fill_the_norms_transfers(
     beside it: the bus was full) the GEMM stayed under the 60 KiB left. Without that
     reservation the GEMM loads into the free half, and the schedule is shorter; the
     passes differ only in that flag."""
-    problem, tgt = tight_problem("pair-wide", 600)
-    inst = build_instance(problem, tgt)
-    dag = build_dag(inst)
-    sequences = _Sequences(inst, dag)
+    inst, dag, sequences = _tight("pair-wide", 600)
     makespans = {}
     for unguarded in (False, True):
         result = _run_spec(inst, dag, sequences, PassSpec(
@@ -138,10 +140,7 @@ def test_rejecting_what_failed_earlier_at_the_same_instant_changes_no_schedule()
     """Within one instant resources only shrink as ops start, so a pass may reject an op
     whose lane draws or allocations already failed there: every portfolio pass gives the
     same schedule as when it tries every op, with fewer attempts."""
-    problem, tgt = tight_problem("pair-wide", 150)
-    inst = build_instance(problem, tgt)
-    dag = build_dag(inst)
-    sequences = _Sequences(inst, dag)
+    inst, dag, sequences = _tight("pair-wide", 150)
     fewer = 0
     for spec in _PORTFOLIO:
         if not sequences.applies(spec):
@@ -245,10 +244,7 @@ def test_split_placement_puts_large_buffers_at_the_top_and_small_ones_at_the_bot
 def test_the_hungry_task_first_beats_the_problems_order_where_its_blocks_fill_memory() -> None:
     """Tight GEMM + RMSNorm of 2,048 columns: the norm's chain is the long pole, so
     issuing it first (and the GEMM in its gaps) is shorter than task by task."""
-    problem, tgt = tight_problem("pair-wide", 150)
-    inst = build_instance(problem, tgt)
-    dag = build_dag(inst)
-    sequences = _Sequences(inst, dag)
+    inst, dag, sequences = _tight("pair-wide", 150)
     makespans = []
     for spec in (PassSpec("all", "problem", 16),
                  PassSpec("large_fast", "interleaved", 64, True, split=True,
@@ -407,10 +403,7 @@ def test_no_pass_starts_an_op_twice(monkeypatch: pytest.MonkeyPatch) -> None:
     """An unblock starts ops that stay in the eligible list until the next filtering;
     the holders-first loop must skip them (it once started one again, moving its start
     and freeing its buffers early)."""
-    problem, tgt = tight_problem("pair-wide", 150)
-    inst = build_instance(problem, tgt)
-    dag = build_dag(inst)
-    sequences = _Sequences(inst, dag)
+    inst, dag, sequences = _tight("pair-wide", 150)
     commits: list[int] = []
     real = _Pass._commit
 
