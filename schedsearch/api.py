@@ -83,9 +83,6 @@ WHOLE_MODEL_SHARE = 0.4
 #: The same share when the search uses the whole time (``reproducible=False``): CP-SAT's
 #: parallel search on the whole model is then the strongest stage, LNS keeps the rest.
 WHOLE_MODEL_SHARE_TIMED = 0.8
-#: Where buffers are large, the share of the whole-model stage the relaxed model gets
-#: before the exact one (:func:`_whole_models`).
-RELAXED_SHARE = 0.5
 #: On problems without buffers (RCPSP), the share of what the whole model leaves that
 #: sampling with double justification gets (:mod:`schedsearch.justify`), before LNS: it
 #: found the best known makespan of J30 instances CP-SAT stopped one period above
@@ -347,24 +344,16 @@ def _whole_models(inst: Instance, dag: Any, solution: Solution, solver: str, bou
                   budget: Budget, seed: int, workers: int, placement: bool,
                   emit: Callable[[str, int], None]
                   ) -> tuple[Solution, dict[str, Any], int | None]:
-    """:func:`_whole_model`; where some buffer is large (``large_buffers``) and
-    ``placement`` relaxes memory, the relaxed model gets :data:`RELAXED_SHARE` of the
-    budget and, if the placement engine cannot place its answer, the exact model (CP-SAT
-    decides the addresses) the rest. Large buffers among small ones are where a relaxed
-    answer often has no addresses (tight wide pair, 161 ops: UNPLACED, 1.185 of the
-    bound after 10 s; with the exact model 1.156); elsewhere nothing changes."""
-    if not placement or not any(large_buffers(inst)):
-        return _whole_model(inst, dag, solution, solver, bound, budget, seed, workers,
-                            placement, emit)
-    first = budget.share(RELAXED_SHARE)
-    solution, meta, relaxed = _whole_model(inst, dag, solution, solver, bound, first, seed,
-                                           workers, True, emit)
-    budget.absorb(first)
-    if meta["status"] != "UNPLACED" or budget.exhausted() or interrupt.requested():
-        return solution, meta, relaxed
-    solution, meta, exact = _whole_model(inst, dag, solution, meta["solver"], bound, budget,
-                                         seed, workers, False, emit)
-    return solution, meta, max((b for b in (relaxed, exact) if b is not None), default=None)
+    """:func:`_whole_model`, relaxed (``placement``) unless some buffer is large
+    (``large_buffers``): then CP-SAT decides the addresses too. Large buffers among small
+    ones are where a relaxed answer often has no addresses: on the tight wide pair (161
+    ops, 10 s) the relaxed model spent half the stage on answers none of which could be
+    placed, and the exact model alone ended 1.144-1.149 of the bound against 1.150-1.157
+    for relaxed-then-exact (seeds 0-2); on the tight chain and the Ascend pair it was no
+    worse either."""
+    exact = not placement or any(large_buffers(inst))
+    return _whole_model(inst, dag, solution, solver, bound, budget, seed, workers,
+                        not exact, emit)
 
 
 def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, bound: int,
