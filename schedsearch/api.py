@@ -213,8 +213,9 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
     cpsat_bound = None
     if 0 < inst.n_ops <= WHOLE_MODEL_MAX_OPS and not interrupt.requested():
         whole = search.share(WHOLE_MODEL_SHARE if reproducible else WHOLE_MODEL_SHARE_TIMED)
-        solution, meta, cpsat_bound = _whole_models(inst, dag, solution, meta["solver"], bound,
-                                                   whole, seed, workers, placement, emit)
+        solution, meta, cpsat_bound = _whole_model(inst, dag, solution, meta["solver"], bound,
+                                                  whole, seed, workers,
+                                                  _relaxes_memory(inst, placement), emit)
         search.absorb(whole)
     if not inst.n_buffers and inst.n_ops and meta["status"] != "OPTIMAL" and \
             not interrupt.requested():
@@ -340,20 +341,16 @@ def _respects(inst: Instance, dag: Dag, solution: Solution) -> bool:
                if p < dag.n_ops and s < dag.n_ops)
 
 
-def _whole_models(inst: Instance, dag: Any, solution: Solution, solver: str, bound: int,
-                  budget: Budget, seed: int, workers: int, placement: bool,
-                  emit: Callable[[str, int], None]
-                  ) -> tuple[Solution, dict[str, Any], int | None]:
-    """:func:`_whole_model`, relaxed (``placement``) unless some buffer is large
-    (``large_buffers``): then CP-SAT decides the addresses too. Large buffers among small
-    ones are where a relaxed answer often has no addresses: on the tight wide pair (161
-    ops, 10 s) the relaxed model spent half the stage on answers none of which could be
-    placed, and the exact model alone ended 1.144-1.149 of the bound against 1.150-1.157
-    for relaxed-then-exact (seeds 0-2); on the tight chain and the Ascend pair it was no
-    worse either."""
-    exact = not placement or any(large_buffers(inst))
-    return _whole_model(inst, dag, solution, solver, bound, budget, seed, workers,
-                        not exact, emit)
+def _relaxes_memory(inst: Instance, placement: bool) -> bool:
+    """Whether the whole model relaxes memory to a cumulative (the placement engine then
+    gives the addresses): with ``placement``, unless some buffer is large
+    (``large_buffers``), where CP-SAT decides the addresses too. Large buffers among
+    small ones are where a relaxed answer often has no addresses: on the tight wide pair
+    (161 ops, 10 s) a relaxed first half spent its time on answers none of which could
+    be placed, and the exact model alone ended 1.144-1.149 of the bound against
+    1.150-1.157 for relaxed-then-exact (seeds 0-2); on the tight chain and the Ascend
+    pair it was no worse either."""
+    return placement and not any(large_buffers(inst))
 
 
 def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, bound: int,

@@ -39,13 +39,16 @@ EXACT_MAX_BUFFERS = 5000
 
 
 def place(buffers: Iterable[PlacementBuffer], capacity: int | None, *,
-          time_limit: float = 10.0, seed: int = 0) -> PlacementResult:
+          time_limit: float = 10.0, seed: int = 0,
+          max_nodes: int | None = None) -> PlacementResult:
     """Choose an offset for every buffer so that no two buffers live at the same time
     share a byte, each offset a multiple of the buffer's ``align``, pinned buffers at their
     ``offset``.
 
     With ``capacity``, every buffer must end at or below it: the status is ``OPTIMAL``
-    when placed, ``INFEASIBLE`` when proved impossible, ``TIMEOUT`` otherwise. Without it
+    when placed, ``INFEASIBLE`` when proved impossible, ``TIMEOUT`` otherwise, or
+    ``NODE_LIMIT`` when the exact search used ``max_nodes`` nodes (a budget that, unlike
+    the time limit, stops at the same point on every machine). Without it
     (minimise mode) the peak is made as small as the time allows: ``OPTIMAL`` when it
     is proved smallest, ``FEASIBLE`` otherwise. ``lower_bound`` is the max-load bound.
     Deterministic for a given ``seed`` unless ``time_limit`` cuts a phase short.
@@ -79,7 +82,7 @@ def place(buffers: Iterable[PlacementBuffer], capacity: int | None, *,
                                                 deadline=deadline)
         if peak <= capacity:
             return result("OPTIMAL", offsets, label)
-        status, offsets, nodes = _exact(items, capacity, deadline, seed)
+        status, offsets, nodes = _exact(items, capacity, deadline, seed, max_nodes)
         if status == "FOUND":
             return result("OPTIMAL", offsets, "exact", nodes=nodes)
         return result(status, {}, "exact", nodes=nodes)
@@ -95,7 +98,8 @@ def place(buffers: Iterable[PlacementBuffer], capacity: int | None, *,
         while low <= high and time.perf_counter() < deadline:
             # Half the time left per probe: a probe that times out leaves room for others.
             now = time.perf_counter()
-            status, found, nodes = _exact(items, probe, now + (deadline - now) / 2, seed)
+            status, found, nodes = _exact(items, probe, now + (deadline - now) / 2, seed,
+                                          max_nodes)
             nodes_total += nodes
             if status == "FOUND":
                 offsets, method = found, "exact"
@@ -119,12 +123,12 @@ def _pinned_refusal(items: list[PlacementBuffer], capacity: int | None) -> str:
 
 
 def _exact(items: list[PlacementBuffer], capacity: int, deadline: float,
-           seed: int) -> tuple[str, dict[str, int], int]:
+           seed: int, max_nodes: int | None) -> tuple[str, dict[str, int], int]:
     """Run the exact search; buffers it leaves out (never live) go to 0 or their pin."""
     outcome = search([b.lower for b in items], [b.upper for b in items],
                      [b.size for b in items], [b.align for b in items],
                      [-1 if b.offset is None else b.offset for b in items],
-                     capacity, deadline=deadline, seed=seed)
+                     capacity, deadline=deadline, seed=seed, max_nodes=max_nodes)
     if outcome.status != "FOUND":
         return outcome.status, {}, outcome.nodes
     offsets = {b.id: outcome.offsets.get(i, b.offset or 0) for i, b in enumerate(items)}

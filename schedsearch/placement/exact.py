@@ -65,7 +65,8 @@ class _Deadline(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ExactOutcome:
-    """``status``: ``FOUND`` (``offsets`` filled), ``INFEASIBLE`` or ``TIMEOUT``."""
+    """``status``: ``FOUND`` (``offsets`` filled), ``INFEASIBLE``, ``TIMEOUT`` (the
+    deadline) or ``NODE_LIMIT`` (the caller's node budget: the same on every machine)."""
 
     status: str
     offsets: dict[int, int]
@@ -402,12 +403,13 @@ def _components(ranges: list[tuple[int, int]]) -> list[list[int]]:
 
 def search(lower: Sequence[int], upper: Sequence[int], size: Sequence[int],
            align: Sequence[int], pinned: Sequence[int], capacity: int, *,
-           deadline: float, seed: int = 0,
+           deadline: float, seed: int = 0, max_nodes: int | None = None,
            preorders: Sequence[str] = PREORDERS) -> ExactOutcome:
     """Offsets for the live buffers (``upper > lower`` and ``size > 0``) with
     ``pinned[i] < 0``, so that nothing overlaps below ``capacity``, or a proof that none
     exist. Pinned live buffers are obstacles; they are assumed to fit and not to clash
     with each other (the caller checks that). Buffers that are not live are left out.
+    With ``max_nodes`` the search gives up (``NODE_LIMIT``) after that many nodes.
     """
     live = [i for i in range(len(size)) if upper[i] > lower[i] and size[i] > 0]
     free = [i for i in live if pinned[i] < 0]
@@ -425,7 +427,7 @@ def search(lower: Sequence[int], upper: Sequence[int], size: Sequence[int],
             part = [free[i] for i in group]
             status, found, nodes = _solve_component(
                 part, free_set, lower, upper, size, align, pinned, sections, ranges,
-                capacity, deadline, rng, preorders, nodes)
+                capacity, deadline, rng, preorders, nodes, max_nodes)
             if status != "FOUND":
                 return ExactOutcome(status, {}, nodes)
             offsets.update(found)
@@ -439,7 +441,7 @@ def _solve_component(part: list[int], free_set: set[int], lower: Sequence[int],
                      pinned: Sequence[int], sections: list[list[int]],
                      ranges: dict[int, tuple[int, int]], capacity: int, deadline: float,
                      rng: np.random.Generator | None, preorders: Sequence[str],
-                     nodes: int) -> tuple[str, dict[int, int], int]:
+                     nodes: int, max_nodes: int | None) -> tuple[str, dict[int, int], int]:
     """Round robin over preorders with a doubling node limit, on one time component."""
     local = {b: i for i, b in enumerate(part)}
     first = min(ranges[b][0] for b in part)
@@ -478,12 +480,14 @@ def _solve_component(part: list[int], free_set: set[int], lower: Sequence[int],
         for index, code in enumerate(preorders):
             engine = _Search(size_a, align_a, overlaps, obstacles, members, starts, range_a,
                              pinned_in_section, capacity, code, fields, noises[index],
-                             nodes + limit, deadline, nodes,
+                             min(nodes + limit, max_nodes or sys.maxsize), deadline, nodes,
                              group, twins, memos[index], tables[index])
             try:
                 found = engine.run()
             except _Abort:
                 nodes = engine.nodes
+                if max_nodes is not None and nodes >= max_nodes:
+                    return "NODE_LIMIT", {}, nodes
                 continue
             except _Deadline:
                 return "TIMEOUT", {}, engine.nodes

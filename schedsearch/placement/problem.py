@@ -19,7 +19,9 @@ __all__ = ["PlacementBuffer", "PlacementResult", "STATUSES", "check_buffers", "m
 #: ``OPTIMAL``: capacity mode solved, or minimise mode with the peak proved smallest.
 #: ``FEASIBLE``: minimise mode, a placement whose optimality is not proved.
 #: ``INFEASIBLE``: proved that no placement fits. ``TIMEOUT``: no placement, no proof.
-STATUSES = ("OPTIMAL", "FEASIBLE", "INFEASIBLE", "TIMEOUT")
+#: ``NODE_LIMIT``: as ``TIMEOUT``, stopped by the caller's node budget instead of the
+#: clock (the search uses it; the ``place`` command never sets one).
+STATUSES = ("OPTIMAL", "FEASIBLE", "INFEASIBLE", "TIMEOUT", "NODE_LIMIT")
 
 
 def _is_int(value: object) -> bool:

@@ -119,3 +119,14 @@ def test_minimise_matches_the_oracle_and_capacity_mode_agrees(buffers):
     assert place(buffers, smallest, time_limit=5).status == "OPTIMAL"
     if smallest > 0:
         assert place(buffers, smallest - 1, time_limit=5).status == "INFEASIBLE"
+
+
+def test_a_node_budget_ends_a_hopeless_search_quickly():
+    """An instance the exact search does not settle in seconds (greedy fails on it): with
+    ``max_nodes`` the engine gives up after that many nodes, as ``NODE_LIMIT``, not
+    ``TIMEOUT``, and the same way every time; the search inside ``solve`` relies on it."""
+    buffers = guillotine(seed=2, cuts=120, capacity=256, horizon=256)
+    results = [place(buffers, 256, time_limit=30.0, max_nodes=50) for _ in range(2)]
+    assert [(r.status, r.offsets) for r in results] == [("NODE_LIMIT", {})] * 2
+    assert results[0].stats["nodes"] == results[1].stats["nodes"] <= 51
+    assert results[0].wall_s < 5.0

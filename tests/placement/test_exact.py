@@ -9,11 +9,11 @@ from schedsearch.placement import PlacementBuffer, validate_placement
 from schedsearch.placement.exact import search
 
 
-def run(buffers, capacity, seconds=10.0, seed=0):
+def run(buffers, capacity, seconds=10.0, seed=0, max_nodes=None):
     return search([b.lower for b in buffers], [b.upper for b in buffers],
                   [b.size for b in buffers], [b.align for b in buffers],
                   [-1 if b.offset is None else b.offset for b in buffers], capacity,
-                  deadline=time.perf_counter() + seconds, seed=seed)
+                  deadline=time.perf_counter() + seconds, seed=seed, max_nodes=max_nodes)
 
 
 def test_tight_instances_with_twins_and_stacks_are_solved():
@@ -39,6 +39,17 @@ def test_an_expired_deadline_is_a_timeout():
     assert run(buffers, 256).status == "FOUND"
     outcome = run(buffers, 256, seconds=-1.0)
     assert (outcome.status, outcome.offsets) == ("TIMEOUT", {})
+
+
+def test_a_node_budget_stops_at_the_same_node_every_time():
+    # The instance of the test above needs about 600 nodes.
+    buffers = guillotine(seed=5, cuts=120, capacity=256, horizon=256)
+    full = run(buffers, 256)
+    assert full.status == "FOUND" and full.nodes > 100
+    capped = [run(buffers, 256, max_nodes=100) for _ in range(2)]
+    assert [(o.status, o.offsets) for o in capped] == [("NODE_LIMIT", {})] * 2
+    assert capped[0].nodes == capped[1].nodes <= 101
+    assert run(buffers, 256, max_nodes=full.nodes).status == "FOUND"
 
 
 @pytest.mark.parametrize("seed", [0, 3])

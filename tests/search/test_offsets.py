@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+import schedsearch.offsets as offsets
 from schedsearch.budget import Budget
 from schedsearch.constructive import construct
 from schedsearch.cpsat.model import build, solve_built, whole_problem
@@ -10,6 +13,7 @@ from schedsearch.hazards import build_dag
 from schedsearch.instance import build_instance
 from schedsearch.lns import improve
 from schedsearch.offsets import place_offsets
+from schedsearch.placement import PlacementResult
 from schedsearch.solution import Solution, to_schedule
 from tests.search.problems import gemm_problem, target, verify
 
@@ -34,6 +38,30 @@ def test_times_whose_buffers_cannot_fit_are_refused() -> None:
     warm = construct(inst, build_dag(inst))
     crowded = Solution(warm.modes, (0,) * inst.n_ops, warm.offsets)
     assert place_offsets(inst, crowded, warm, Budget.start(30), seed=0) is None
+
+
+def test_a_placement_out_of_nodes_tries_afresh_and_does_not_mark_the_budget_cut(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each placement gets a node budget (not the clock: the same stop on every machine).
+    Out of nodes with the unmoved buffers pinned, the buffers are placed afresh; out of
+    nodes again, the candidate is refused, and the run stays reproducible."""
+    calls: list[tuple[bool, int | None]] = []
+
+    def out_of_nodes(items, capacity, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append((any(b.offset is not None for b in items), kwargs.get("max_nodes")))
+        return PlacementResult("NODE_LIMIT", {}, 0, 0, 0.0, "exact", {"nodes": 7})
+
+    monkeypatch.setattr(offsets, "place", out_of_nodes)
+    inst = build_instance(gemm_problem(blocks=3, k_steps=2, tile=1024), target(capacity=4096))
+    warm = construct(inst, build_dag(inst))
+    last = max(range(inst.n_ops), key=lambda op: warm.starts[op])
+    later = tuple(s + (op == last) for op, s in enumerate(warm.starts))
+    budget = Budget.start(30)
+    assert place_offsets(inst, Solution(warm.modes, later, warm.offsets), warm, budget,
+                         seed=0) is None
+    assert [pinned for pinned, _ in calls] == [True, False]
+    assert all(nodes is not None and nodes > 0 for _, nodes in calls)
+    assert not budget.cut and budget.spent > 0
 
 
 def test_lns_with_the_engine_is_legal_and_reproducible() -> None:
