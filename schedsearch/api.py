@@ -373,7 +373,8 @@ def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, boun
     if final is not None and placement:
         found = _placed(inst, [*outcome.earlier, final], solution, budget, seed)
         if found is None or (found.starts, found.modes) != (final.starts, final.modes):
-            # the final answer has no addresses: the exact model may take the rest
+            # the final answer has no addresses: whatever CP-SAT proved of it does not
+            # hold for the answer kept, so later stages still run
             meta["status"] = meta["cpsat_status"] = "UNPLACED"
             if found is not None and found.makespan(inst) >= solution.makespan(inst):
                 found = None  # an earlier answer no better than the incumbent

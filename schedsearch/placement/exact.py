@@ -480,7 +480,8 @@ def _solve_component(part: list[int], free_set: set[int], lower: Sequence[int],
         for index, code in enumerate(preorders):
             engine = _Search(size_a, align_a, overlaps, obstacles, members, starts, range_a,
                              pinned_in_section, capacity, code, fields, noises[index],
-                             min(nodes + limit, max_nodes or sys.maxsize), deadline, nodes,
+                             min(nodes + limit, sys.maxsize if max_nodes is None else max_nodes),
+                             deadline, nodes,
                              group, twins, memos[index], tables[index])
             try:
                 found = engine.run()
