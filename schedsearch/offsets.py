@@ -33,8 +33,9 @@ CHARGE_PER_NODE_BUFFER = 3e-6
 #: placement that succeeds needs about one node per buffer; one that fails with the
 #: unmoved buffers pinned had run until the deadline (7.3 s, 26,717 nodes, on the tight
 #: wide pair at 161 ops, with 7 s of the solve left), where the fresh placement after it
-#: would have taken 116 nodes.
-PLACE_BASE_NODES = 2000
+#: would have taken 116 nodes. A base of 2,000 still spent 0.3-0.6 s on each candidate
+#: that failed there, most of LNS's time once its windows were small.
+PLACE_BASE_NODES = 300
 PLACE_NODES_PER_BUFFER = 2
 
 
