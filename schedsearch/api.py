@@ -81,8 +81,15 @@ SECONDARIES = ("peak-memory",)
 #: problem for this share of the budget (it yields a proven bound), then LNS.
 WHOLE_MODEL_SHARE = 0.4
 #: The same share when the search uses the whole time (``reproducible=False``): CP-SAT's
-#: parallel search on the whole model is then the strongest stage, LNS keeps the rest.
+#: parallel search on the whole model is then the strongest stage on problems without
+#: buffers (RCPSP), LNS keeps the rest.
 WHOLE_MODEL_SHARE_TIMED = 0.8
+#: The same on problems with buffers, where memory binds and LNS with small windows
+#: gains more per second than the whole model: on the tight problems of
+#: ``benchmarks/bench_memory.py`` at about 150 ops (10 s, seeds 0-2) the answers went
+#: from 1.021/1.051/1.056/1.066 of the bound (pair, triple, chain, Ascend pair) to
+#: 1.020/1.045/1.052/1.048, and the wide pair's (seeds 0-5) from 1.126 to 1.108.
+WHOLE_MODEL_SHARE_TIMED_MEMORY = 0.5
 #: On problems without buffers (RCPSP), the share of what the whole model leaves that
 #: sampling with double justification gets (:mod:`schedsearch.justify`), before LNS: it
 #: found the best known makespan of J30 instances CP-SAT stopped one period above
@@ -212,7 +219,9 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
     meta: dict[str, Any] = {"solver": solver, "status": "FEASIBLE"}
     cpsat_bound = None
     if 0 < inst.n_ops <= WHOLE_MODEL_MAX_OPS and not interrupt.requested():
-        whole = search.share(WHOLE_MODEL_SHARE if reproducible else WHOLE_MODEL_SHARE_TIMED)
+        whole = search.share(WHOLE_MODEL_SHARE if reproducible else
+                             WHOLE_MODEL_SHARE_TIMED_MEMORY if inst.n_buffers else
+                             WHOLE_MODEL_SHARE_TIMED)
         solution, meta, cpsat_bound = _whole_model(inst, dag, solution, meta["solver"], bound,
                                                   whole, seed, workers,
                                                   _relaxes_memory(inst, placement), emit)

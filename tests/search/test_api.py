@@ -163,3 +163,36 @@ def test_memory_free_problems_get_justified_sampling_and_never_lose_to_it(
     found.clear()
     solve_report(gemm_problem(), target(), time_limit=0.5, workers=1)
     assert found == []  # buffers: the stage does not run
+
+
+@pytest.mark.parametrize("with_buffers", [True, False])
+def test_the_timed_whole_model_gets_less_of_the_budget_where_there_are_buffers(
+        monkeypatch: pytest.MonkeyPatch, with_buffers: bool) -> None:
+    """Using the whole limit, LNS gains more per second than the whole model where memory
+    binds, so problems with buffers give the whole model a smaller share."""
+    import schedsearch.api as api
+    from schedsearch.budget import Budget
+    from tests.search.test_justify import random_rcpsp
+
+    shares: dict[int, float] = {}
+    real_share = Budget.share
+
+    def share(self: Budget, fraction: float, **options: float) -> Budget:
+        part = real_share(self, fraction, **options)
+        shares[id(part)] = fraction
+        return part
+
+    given: list[float] = []
+
+    def whole_model(inst, dag, solution, solver, bound, budget, *rest):  # type: ignore[no-untyped-def]
+        given.append(shares[id(budget)])
+        return solution, {"solver": solver, "status": "FEASIBLE"}, None
+
+    monkeypatch.setattr(Budget, "share", share)
+    monkeypatch.setattr(api, "_whole_model", whole_model)
+    problem, tgt = (gemm_problem(), target()) if with_buffers else random_rcpsp(3, n=12)
+    report = solve_report(problem, tgt, time_limit=0.3, workers=1, reproducible=False)
+    assert verify(report.schedule) == []
+    assert given == [api.WHOLE_MODEL_SHARE_TIMED_MEMORY if with_buffers
+                     else api.WHOLE_MODEL_SHARE_TIMED]
+    assert api.WHOLE_MODEL_SHARE_TIMED_MEMORY < api.WHOLE_MODEL_SHARE_TIMED
