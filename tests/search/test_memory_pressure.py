@@ -440,3 +440,46 @@ def test_the_work_bound_of_a_task_is_below_its_schedule_alone() -> None:
         alone = list_schedule(sub, build_dag(sub))
         assert isinstance(alone, Solution)
         assert 0 < _work_bound(inst, task) <= alone.makespan(sub)
+
+
+def test_lns_runs_from_both_the_tasks_in_sequence_and_the_list_schedule_they_displaced(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the tasks one after another beat the list schedule they become the start,
+    but LNS from tasks end to end rarely interleaves them: LNS then runs from each for
+    half its time and the better answer is kept."""
+    from schedsearch import api
+    from schedsearch.constructive import list_schedule
+
+    late = 10_000
+
+    def whole(inst: Instance) -> bool:  # not one task searched alone
+        return len(set(inst.op_task)) > 1
+
+    def delayed(inst: Instance, dag: Dag, *args: Any, **options: Any) -> Solution | Stall:
+        found = list_schedule(inst, dag, *args, **options)
+        if not whole(inst) or not isinstance(found, Solution):
+            return found
+        return Solution(found.modes, tuple(s + late for s in found.starts), found.offsets)
+
+    starts: list[int] = []
+    ends: list[int] = []
+    real_improve = api.improve
+
+    def improve(inst: Instance, dag: Dag, solution: Solution, *args: Any,
+                **options: Any) -> Any:
+        result = real_improve(inst, dag, solution, *args, **options)
+        if whole(inst):
+            starts.append(solution.makespan(inst))
+            ends.append(result.solution.makespan(inst))
+        return result
+
+    monkeypatch.setattr(api, "list_schedule", delayed)
+    monkeypatch.setattr(api, "_serial_could_win", lambda *_: True)
+    monkeypatch.setattr(api, "WHOLE_MODEL_MAX_OPS", 0)
+    monkeypatch.setattr(api, "improve", improve)
+    report = solve_report(two_task_problem(), target(capacity=4096), time_limit=1.0,
+                          workers=1)
+    assert verify(report.schedule) == []
+    assert len(starts) == 2 and starts[0] > starts[1]  # the displaced list schedule first
+    assert starts[0] > late
+    assert report.schedule.makespan <= min(ends)
