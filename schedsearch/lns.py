@@ -9,7 +9,8 @@ shifted buffers keep their offsets, so only the window's own buffers are re-plac
 Which window: ops are ranked by incumbent start; windows of ``size`` consecutive ranks
 sweep from the start of the schedule to its end, each step advancing by half a window
 plus a seeded random jitter; a sweep that improves nothing doubles the window size (up to
-:data:`MAX_WINDOW`). A step is accepted only if it shortens the makespan, or keeps it and
+:data:`MAX_WINDOW`; a fruitless sweep at that size starts again at :data:`FIRST_WINDOW`,
+with new random offsets). A step is accepted only if it shortens the makespan, or keeps it and
 lowers the sum of start times (room for the next window); the incumbent stays legal
 throughout, since every model contains the incumbent itself (shift zero) as its hint.
 
@@ -117,8 +118,10 @@ class _Sweep:
         current = (self.first, self.size)
         self.first += max(1, self.size // 2 + self.rng.randrange(max(1, self.size // 4)))
         if self.first + self.size // 2 >= self.n_nodes:
-            if not self.improved:
-                self.size = min(2 * self.size, MAX_WINDOW, self.n_nodes)
+            if not self.improved:  # double; from the largest, start small again
+                largest = min(MAX_WINDOW, self.n_nodes)
+                self.size = (min(FIRST_WINDOW, self.n_nodes) if self.size >= largest
+                             else min(2 * self.size, largest))
             self.first, self.improved = 0, False
         return current
 
