@@ -40,3 +40,30 @@ def test_one_task_or_a_spent_budget_gives_no_candidate() -> None:
     spent.charge(2.0)
     two = build_instance(two_task_problem(), target(capacity=4096))
     assert kernels_in_sequence(two, spent, never) is None
+
+
+
+@pytest.mark.parametrize("reproducible", [True, False])
+def test_a_task_gets_its_share_of_the_ops_but_at_least_the_least_time(
+        reproducible: bool) -> None:
+    """A sliver of a second is too little for CP-SAT to prove even a tiny optimum, and a
+    task that overruns its share must not leave the next one nothing."""
+    from schedsearch.sequence import MIN_TASK_SECONDS
+
+    given: list[float] = []
+
+    def solve_task(sub: Problem, t: Target, seconds: float, repro: bool) -> Schedule:
+        given.append(seconds)
+        return solve_report(sub, t, time_limit=0.2, workers=1).schedule
+
+    inst = build_instance(two_task_problem(), target(capacity=4096))
+    first = inst.op_task[0]  # the producer, solved first
+    share = inst.op_task.count(first) / inst.n_ops
+    for limit, expected in ((20 * MIN_TASK_SECONDS, 20 * MIN_TASK_SECONDS * share),
+                            (2.5 * MIN_TASK_SECONDS, 1.5 * MIN_TASK_SECONDS),  # kept
+                            (1.2 * MIN_TASK_SECONDS, MIN_TASK_SECONDS),
+                            (0.5 * MIN_TASK_SECONDS, 0.5 * MIN_TASK_SECONDS)):
+        assert 1.2 * share < 1 and 2.5 * share > 2.5 - 1  # what the middle limits test
+        given.clear()
+        kernels_in_sequence(inst, Budget.start(limit, reproducible=reproducible), solve_task)
+        assert given[0] == pytest.approx(expected, rel=0.05)
