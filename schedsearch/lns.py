@@ -44,9 +44,9 @@ from schedsearch.solution import Solution
 __all__ = ["LnsResult", "improve", "window", "FIRST_WINDOW", "MAX_WINDOW"]
 
 #: Windows start small: CP-SAT settles a window of 12 ops in milliseconds where one of
-#: 30 on the tight wide pair (161 ops) ran to its cap unproven, so a sweep of small
-#: windows tries thirty times as many (10 s, seeds 0-5 there: 1.135 of the bound on
-#: average against 1.148). A sweep that finds nothing doubles them.
+#: 30 on the tight wide pair (161 ops) ran to its 1 s cap unproven, so a sweep of small
+#: windows tries many more (10 s, seeds 0-8 there: 1.134 of the bound on average against
+#: 1.148, before the per-op limits below). A sweep that finds nothing doubles them.
 FIRST_WINDOW = 12
 MAX_WINDOW = 120
 #: Work (calibrated seconds) one window's CP-SAT run may use, per op of the window: a
