@@ -68,6 +68,7 @@ from schedsearch.hazards import Dag, build_dag
 from schedsearch.instance import Instance, build_instance
 from schedsearch.justify import justified
 from schedsearch.lns import improve
+from schedsearch.mirror import mirrored, mirrored_dag
 from schedsearch.offsets import place_offsets
 from schedsearch.result import SolveStats, SolveStatus, refusal
 from schedsearch.sequence import TaskSolver, kernels_in_sequence
@@ -95,6 +96,9 @@ WHOLE_MODEL_SHARE_TIMED_MEMORY = 0.5
 #: found the best known makespan of J30 instances CP-SAT stopped one period above
 #: within 10 s; before the whole model it took time CP-SAT needed on others.
 JUSTIFY_SHARE = 0.5
+#: On problems without buffers, the share of the whole model's time it searches the
+#: mirrored problem (see :mod:`schedsearch.mirror`) before the forward one.
+MIRRORED_SHARE = 0.5
 #: Share of the budget for the tasks one after another, each searched alone (a
 #: candidate the answer must never lose to).
 SERIAL_SHARE = 0.25
@@ -223,9 +227,13 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
         whole = search.share(WHOLE_MODEL_SHARE if reproducible else
                              WHOLE_MODEL_SHARE_TIMED_MEMORY if inst.n_buffers else
                              WHOLE_MODEL_SHARE_TIMED)
-        solution, meta, cpsat_bound = _whole_model(inst, dag, solution, meta["solver"], bound,
-                                                  whole, seed, workers,
-                                                  _relaxes_memory(inst, placement), emit)
+        if inst.n_buffers:
+            solution, meta, cpsat_bound = _whole_model(
+                inst, dag, solution, meta["solver"], bound, whole, seed, workers,
+                _relaxes_memory(inst, placement), emit)
+        else:
+            solution, meta, cpsat_bound = _whole_model_both_ways(
+                inst, dag, solution, meta["solver"], bound, whole, seed, workers, emit)
         search.absorb(whole)
     if not inst.n_buffers and inst.n_ops and meta["status"] != "OPTIMAL" and \
             not interrupt.requested():
@@ -418,6 +426,33 @@ def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, boun
         return solution, meta, outcome.bound
     meta["solver"] = "cp-sat"
     return found, meta, outcome.bound
+
+
+def _whole_model_both_ways(inst: Instance, dag: Dag, solution: Solution, solver: str,
+                           bound: int, budget: Budget, seed: int, workers: int,
+                           emit: Callable[[str, int], None]
+                           ) -> tuple[Solution, dict[str, Any], int | None]:
+    """:func:`_whole_model` on a problem without buffers, on the mirrored problem
+    (:mod:`schedsearch.mirror`) for :data:`MIRRORED_SHARE` of ``budget``, then, unless
+    that proved its answer optimal, forward from its answer for the rest. Either run's
+    bound holds for both, and the shorter answer is kept."""
+    meta: dict[str, Any] = {"solver": solver, "status": "FEASIBLE"}
+    bounds: list[int] = []
+    for share, flip in ((MIRRORED_SHARE, True), (1.0, False)):
+        if meta["status"] == "OPTIMAL" or budget.exhausted() or interrupt.requested():
+            break
+        part = budget.share(share)
+        found, run, run_bound = _whole_model(
+            inst, mirrored_dag(dag) if flip else dag,
+            mirrored(inst, solution) if flip else solution, meta["solver"],
+            max([bound, *bounds]), part, seed, workers, False, emit)
+        budget.absorb(part)
+        if run["solver"] == "cp-sat":  # an answer no longer than the start
+            solution = mirrored(inst, found) if flip else found
+        if run_bound is not None:
+            bounds.append(run_bound)
+        meta = run
+    return solution, meta, max(bounds) if bounds else None
 
 
 def _placed(inst: Instance, answers: list[Solution], incumbent: Solution, budget: Budget,

@@ -190,9 +190,46 @@ def test_the_timed_whole_model_gets_less_of_the_budget_where_there_are_buffers(
 
     monkeypatch.setattr(Budget, "share", share)
     monkeypatch.setattr(api, "_whole_model", whole_model)
+    monkeypatch.setattr(api, "_whole_model_both_ways", whole_model)
     problem, tgt = (gemm_problem(), target()) if with_buffers else random_rcpsp(3, n=12)
     report = solve_report(problem, tgt, time_limit=0.3, workers=1, reproducible=False)
     assert verify(report.schedule) == []
     assert given == [api.WHOLE_MODEL_SHARE_TIMED_MEMORY if with_buffers
                      else api.WHOLE_MODEL_SHARE_TIMED]
     assert api.WHOLE_MODEL_SHARE_TIMED_MEMORY < api.WHOLE_MODEL_SHARE_TIMED
+
+
+@pytest.mark.parametrize("mirrored_proves", [True, False])
+def test_a_memory_free_whole_model_searches_the_mirrored_problem_then_the_forward_one(
+        monkeypatch: pytest.MonkeyPatch, mirrored_proves: bool) -> None:
+    """The mirrored run gets :data:`MIRRORED_SHARE` and goes first; its answer comes back
+    forward and starts the forward run, which is skipped once optimality is proven; the
+    better of the two bounds is kept."""
+    import schedsearch.api as api
+    from schedsearch.budget import Budget
+    from schedsearch.constructive import list_schedule
+    from schedsearch.mirror import mirrored
+    from schedsearch.solution import Solution
+    from tests.search.test_justify import random_rcpsp, setup
+
+    problem, tgt = random_rcpsp(5, n=12)
+    inst, dag = setup(problem, tgt)
+    start = list_schedule(inst, dag, Budget.start(5.0))
+    calls: list[tuple[bool, Solution, int]] = []
+
+    def whole_model(inst_, dag_, solution, solver, bound, budget, *rest):  # type: ignore[no-untyped-def]
+        flipped = dag_.edges != dag.edges
+        calls.append((flipped, solution, bound))
+        status = "OPTIMAL" if flipped and mirrored_proves else "FEASIBLE"
+        return solution, {"solver": "cp-sat", "status": status}, 7 if flipped else 5
+
+    monkeypatch.setattr(api, "_whole_model", whole_model)
+    solution, meta, bound = api._whole_model_both_ways(
+        inst, dag, start, "constructive", 3, Budget.start(5.0), 0, 1, lambda *_: None)
+    assert [flipped for flipped, _, _ in calls] == ([True] if mirrored_proves
+                                                    else [True, False])
+    assert calls[0][1] == mirrored(inst, start) and calls[0][2] == 3
+    assert bound == 7 and meta["status"] == ("OPTIMAL" if mirrored_proves else "FEASIBLE")
+    if not mirrored_proves:
+        assert calls[1][1] == mirrored(inst, mirrored(inst, start)) and calls[1][2] == 7
+    assert solution.makespan(inst) <= start.makespan(inst)
