@@ -15,8 +15,9 @@ The pipeline, each stage starting from the previous stage's legal answer:
    :mod:`schedsearch.sequence`), so the answer is never worse than running the tasks in
    sequence with this search;
 3. improvement within the time limit: the whole CP-SAT model first when the problem is
-   small (:mod:`schedsearch.cpsat`; it also proves a bound), then, on problems without
-   buffers, sampling with double justification (:mod:`schedsearch.justify`), then
+   small (:mod:`schedsearch.cpsat`; it also proves a bound; on problems without buffers
+   it searches the mirrored problem first, :mod:`schedsearch.mirror`), then, on problems
+   without buffers, sampling with double justification (:mod:`schedsearch.justify`), then
    large-neighbourhood search over time windows (:mod:`schedsearch.lns`) unless
    optimality was proven; each keeps the incumbent, so the answer is never worse than
    the constructive one;
