@@ -26,7 +26,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.common import write_figures  # noqa: E402
 from models.targets import load_target  # noqa: E402
 from models.workload import Workload, load_workload, workload_from_dict  # noqa: E402
-from schedsearch.chains.command import chain_examples  # noqa: E402
 from schedsearch.chains.paths import ChainResult, PathName, chain_edges, chain_paths  # noqa: E402
 from schedsearch.chains.rule import (  # noqa: E402
     Rule,
@@ -37,6 +36,7 @@ from schedsearch.chains.rule import (  # noqa: E402
     shape_of,
     tune_rule,
 )
+from schedsearch.commands.chain_study import chain_examples  # noqa: E402
 from schedsearch.paths import SolveOptions  # noqa: E402
 from schedsearch.plans import write_plan  # noqa: E402
 

@@ -40,7 +40,7 @@ PATHS = ("separate", "concurrent", "fused-barrier", "fused-interleaved")
 def solve_row(layer: str, target_name: str, limit: float) -> dict[str, Any]:
     """Solve one layer at one limit (as ``schedsearch solve --verify`` does)."""
     from checker import verify
-    from schedsearch.api import solve_report
+    from schedsearch.engine.search import solve_report
 
     target = load_target(target_name)
     problem = tile(load_workload(layer), target)

@@ -44,7 +44,8 @@ __all__ = ["TIGHT_VTCM", "PROBLEMS", "tight_target", "tight_problem", "main"]
 
 #: The VTCM capacity of the tight-memory problems (issue 14): 192 KiB.
 TIGHT_VTCM = 192 * 1024
-#: The parts of :func:`models.bounds.lower_bound` that know memory (models/memory_bound.py).
+#: The parts of :func:`schedsearch.engine.bounds.lower.lower_bound` that know memory
+#: (models/memory_bound.py).
 _MEMORY_PARTS = ("memory:", "exclusion:", "gaps:")
 _GEMM = {"kind": "gemm", "M": 256, "N": 256, "K": 256, "bm": 64, "bn": 64, "bk": 128}
 
@@ -103,12 +104,12 @@ def _case(name: str, ops: int, limit: float, reproducible: bool, peer: bool,
     """One row's figures, put on ``queue`` (runs in a process of its own)."""
     import checker
     from benchmarks.list_baseline import list_schedule
-    from models.bounds import lower_bound
     from models.formats import schedule_to_dict
-    from schedsearch.api import solve_report
-    from schedsearch.hazards import build_dag
-    from schedsearch.instance import build_instance
-    from schedsearch.solution import to_schedule
+    from schedsearch.engine.bounds.lower import lower_bound
+    from schedsearch.engine.hazards import build_dag
+    from schedsearch.engine.instance import build_instance
+    from schedsearch.engine.search import solve_report
+    from schedsearch.engine.solution import to_schedule
 
     problem, target = tight_problem(name, ops)
     bound = lower_bound(problem, target)
@@ -147,7 +148,7 @@ def _bounds(names: Sequence[str], sizes: Sequence[int]) -> list[dict[str, Any]]:
     (the bound runs inside every solve's time limit, so its time is a figure too)."""
     import time
 
-    from models.bounds import lower_bound
+    from schedsearch.engine.bounds.lower import lower_bound
 
     print(f"{'problem':10} {'ops':>6} {'LB':>10} {'LB part':>16} {'bound s':>8}  other parts")
     rows = []

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import external_dir  # noqa: E402
 from benchmarks.data import skip_message  # noqa: E402
-from schedsearch.placement import (  # noqa: E402
+from schedsearch.engine.placement import (  # noqa: E402
     place,
     placement_to_schedule_document,
     read_csv,

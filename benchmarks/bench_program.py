@@ -36,7 +36,7 @@ from models.cost import overheads  # noqa: E402
 from models.formats import schedule_from_dict  # noqa: E402
 from models.targets import load_target  # noqa: E402
 from models.workload import example_names, load_workload, scaled, tile  # noqa: E402
-from schedsearch.api import solve  # noqa: E402
+from schedsearch.engine.search import solve  # noqa: E402
 from schedsearch.paths import SolveOptions  # noqa: E402
 from schedsearch.program import lower_report, program_to_dict  # noqa: E402
 from schedsearch.program.policies import Policy, plan_policy  # noqa: E402

@@ -37,11 +37,11 @@ WORKLOADS = {"pair": "gemm-rmsnorm-v75", "triple": "gemm-rmsnorm-copy-v75"}
 def _case(name: str, target_ops: int, time_limit: float, workers: int, placement: bool,
           vtcm: int | None, queue: multiprocessing.Queue) -> None:
     from models.validate import validate_problem
-    from schedsearch.api import solve_report
-    from schedsearch.budget import Budget
-    from schedsearch.constructive import construct
-    from schedsearch.hazards import build_dag
-    from schedsearch.instance import build_instance
+    from schedsearch.engine.budget import Budget
+    from schedsearch.engine.constructive import construct
+    from schedsearch.engine.hazards import build_dag
+    from schedsearch.engine.instance import build_instance
+    from schedsearch.engine.search import solve_report
 
     workload = load_workload(WORKLOADS[name])
     target = load_target(workload.target)
@@ -90,18 +90,18 @@ _MODELS: list[Any] = []
 
 def _solve_one(job: tuple[int, int]) -> None:
     """Model ``job[0]`` of :data:`_MODELS`, one worker, ``job[1]`` conflicts."""
-    from schedsearch.cpsat.model import _run
+    from schedsearch.engine.cpsat.model import _run
 
     _run(_MODELS[job[0]], 1, job[1], 600.0, None)
 
 
 def _window_models() -> list[Any]:
-    from schedsearch.constructive import construct
-    from schedsearch.cpsat.model import build
-    from schedsearch.cpsat.variables import Incumbent
-    from schedsearch.hazards import build_dag
-    from schedsearch.instance import build_instance
-    from schedsearch.lns import window
+    from schedsearch.engine.constructive import construct
+    from schedsearch.engine.cpsat.model import build
+    from schedsearch.engine.cpsat.variables import Incumbent
+    from schedsearch.engine.hazards import build_dag
+    from schedsearch.engine.instance import build_instance
+    from schedsearch.engine.lns import window
 
     workload = load_workload(WORKLOADS["pair"])
     target = load_target(workload.target)

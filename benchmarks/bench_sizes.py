@@ -26,9 +26,9 @@ SIZES = (2_000, 5_000, 10_000, 20_000)
 
 
 def _case(target_ops: int, queue: multiprocessing.Queue) -> None:
-    from models.bounds import lower_bound
     from models.targets import load_target
     from models.workload import load_workload, op_count, scaled, tile
+    from schedsearch.engine.bounds.lower import lower_bound
 
     workload = load_workload(WORKLOAD)
     target = load_target(workload.target)

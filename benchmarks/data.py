@@ -27,13 +27,14 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+from models.files import write_atomic
 
 __all__ = ["ENV", "CACHE", "MANIFEST", "GITHUB_RAW", "Entry", "entries", "locate",
            "skip_reason", "skip_message", "fetch", "check", "main"]
@@ -106,19 +107,18 @@ def _download(url: str, target: Path, sha256: str, opener: Opener) -> None:
     """``url`` into ``target`` whole, or nothing (OSError, or ValueError on a checksum
     that differs)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
+
+    def copy(out: BinaryIO) -> None:
         hashed = hashlib.sha256()
-        with os.fdopen(handle, "wb") as out, opener(url) as stream:
+        with opener(url) as stream:
             for chunk in iter(lambda: stream.read(_CHUNK), b""):
                 hashed.update(chunk)
                 out.write(chunk)
         if hashed.hexdigest() != sha256:
             raise ValueError(f"checksum {hashed.hexdigest()} differs from the pinned "
                              f"{sha256}")
-        os.replace(temporary, target)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
+
+    write_atomic(target, copy)
 
 
 def fetch(dest: Path = CACHE, *, base_url: str = GITHUB_RAW,

@@ -1,7 +1,7 @@
 """The plain list schedule: the simplest legal scheduler, as a baseline for the search.
 
 What a new user would write first, and what the search must never lose to. At each event
-(time 0, and each time an op ends), the ops whose predecessors (:mod:`schedsearch.hazards`,
+(time 0, and each time an op ends), the ops whose predecessors (:mod:`schedsearch.engine.hazards`,
 tile granularity) have all ended are tried in the problem's op order (task by task, as
 the operator library emits them); each starts in its first mode whose lanes and budget
 draws fit now, if every buffer it touches that is not yet allocated fits at a first-fit
@@ -17,9 +17,9 @@ from __future__ import annotations
 import bisect
 import heapq
 
-from schedsearch.hazards import Dag
-from schedsearch.instance import Instance
-from schedsearch.solution import Solution
+from schedsearch.engine.hazards import Dag
+from schedsearch.engine.instance import Instance
+from schedsearch.engine.solution import Solution
 
 __all__ = ["list_schedule"]
 

@@ -10,7 +10,7 @@ and both solvers face the same problem:
   whole units, so a cumulative resource plus a unit assignment afterwards is exact), and
   each budget a renewable resource with its capacity;
 - the precedences are those ``schedsearch`` derives from the accesses (``after`` edges,
-  buffer RAW/WAW/WAR, DDR RAW; :mod:`schedsearch.hazards`), each ``succ.start >=
+  buffer RAW/WAW/WAR, DDR RAW; :mod:`schedsearch.engine.hazards`), each ``succ.start >=
   pred.end + lag`` an end-before-start constraint with that delay.
 
 Where memory binds (``benchmarks/bench_memory.py``), a second translation keeps the real
@@ -52,10 +52,10 @@ from models.formats import Memory, Problem, Target, schedule_to_dict
 from models.targets import load_target
 from models.workload import load_workload, scaled, tile
 from schedsearch import solve
-from schedsearch.api import Progress
-from schedsearch.hazards import build_dag
-from schedsearch.instance import build_instance
-from schedsearch.solution import Solution, to_schedule
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
+from schedsearch.engine.search import Progress
+from schedsearch.engine.solution import Solution, to_schedule
 
 __all__ = ["PeerMode", "PeerTask", "PeerInstance", "PeerResult", "ample_target",
            "peer_instance", "memory_peer_instance", "first_reaching", "solve_peer",

@@ -14,12 +14,9 @@ what a producer or consumer of these files needs to be able to use them at all.
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from models import schema
@@ -32,7 +29,7 @@ __all__ = [
     "Tensor", "Task", "Buffer", "Mode", "Access", "Op", "Problem", "OpPlacement",
     "BufferPlacement", "Schedule", "target_from_dict", "target_to_dict",
     "problem_from_dict", "problem_to_dict", "schedule_from_dict", "schedule_to_dict",
-    "read_problem", "read_schedule", "read_target_file", "write_json_atomic",
+    "read_problem", "read_schedule", "read_target_file",
 ]
 
 #: A box: one half-open ``(lo, hi)`` interval per dimension.
@@ -429,25 +426,3 @@ def read_problem(path: str | os.PathLike[str], target: Target | None = None) -> 
 
 def read_schedule(path: str | os.PathLike[str]) -> Schedule:
     return schedule_from_dict(load_json_file(path), _source_name(path))
-
-
-def _current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def write_json_atomic(path: str | os.PathLike[str], document: Any) -> None:
-    """Write ``document`` whole or not at all: a temporary file renamed over ``path``."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
-    try:
-        os.fchmod(handle, 0o666 & ~_current_umask())  # mkstemp's 0600 is for secrets
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(document, stream, indent=1)
-            stream.write("\n")
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -1,8 +1,8 @@
 """Which writes of a DDR tensor a read box meets, without trying every write.
 
-Both the derived precedences of the search (:mod:`schedsearch.hazards`) and the memory
-bound's necessary edges (:mod:`models.memory_bound`) need, for every read of a tensor, the
-writes whose boxes intersect it. Trying every pair is quadratic: 2.4 million box tests and
+Both the derived precedences of the search (:mod:`schedsearch.engine.hazards`) and the memory
+bound's necessary edges (:mod:`schedsearch.engine.bounds.memory`) need, for every read of a tensor,
+the writes whose boxes intersect it. Trying every pair is quadratic: 2.4 million box tests and
 5 s at 7,806 ops on the tight RMSNorm -> DDR -> copy chain. Sorting the writes by where
 their boxes start in the first dimension, with the running maximum of where they end,
 gives the candidates of a read by bisection, and only those are tested.

@@ -21,7 +21,7 @@ import math
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from models.ops.builder import ProblemBuilder
 from models.ops.params import read_params
 from models.targets import load_target
 from models.validate import find_problem_error, validate_problem
+from models.workload_data import Workload, WorkloadTask
 
 __all__ = ["WORKLOAD_FORMAT", "WorkloadTask", "Workload", "example_names", "example_text",
            "load_workload",
@@ -52,23 +53,6 @@ _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 _SCALED = {"gemm": "M", "rmsnorm": "rows", "elementwise": "rows", "copy": "rows",
            "relayout": "rows", "softmax": "rows", "layernorm": "rows", "binary": "rows",
            "cast": "rows", "attention": "q_len"}
-
-
-@dataclass(frozen=True, slots=True)
-class WorkloadTask:
-    """One task: its name, kind and parameters (checked, defaults filled in)."""
-
-    name: str
-    kind: str
-    params: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Workload:
-    name: str
-    target: str
-    tasks: tuple[WorkloadTask, ...]
-    source: str = "<workload>"
 
 
 def _examples() -> Any:

@@ -24,7 +24,7 @@ __all__ = ["solve", "compare", "select", "tune", "lower", "chain", "whatif"]
 
 #: Public name -> (module, attribute).
 _EXPORTS = {
-    "solve": ("schedsearch.api", "solve"),
+    "solve": ("schedsearch.engine.search", "solve"),
     "compare": ("schedsearch.paths", "compare"),
     "select": ("schedsearch.plans", "select"),
     "tune": ("schedsearch.tuning.joint", "tune"),

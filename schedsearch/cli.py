@@ -1,10 +1,13 @@
 """The ``schedsearch`` command: a thin ``main(argv) -> int`` over the library.
 
 Each subcommand lives in ``schedsearch/commands/<name>.py`` with ``register(subparsers)``;
-the parser it adds sets ``handler`` to a function ``(args) -> int``. Unusable input is an
-:class:`~models.errors.InputError`: one line on stderr and exit status 2, never a traceback.
-SIGINT and SIGTERM stop any command with exit status 130 (:mod:`schedsearch.interrupt`:
-a search stops through CP-SAT's own mechanism and keeps its best answer).
+the parser it adds sets ``handler`` to a function ``(args) -> int``. A study under a
+command (``schedsearch chain sweep``) lives in ``schedsearch/commands/<name>_<study>.py``.
+Unusable input is an :class:`~models.errors.InputError`: one line on stderr and exit
+status 2, never a traceback.
+SIGINT and SIGTERM stop any command with exit status 130
+(:mod:`schedsearch.engine.interrupt`: a search stops through CP-SAT's own mechanism and keeps
+its best answer).
 """
 
 from __future__ import annotations
@@ -16,12 +19,16 @@ import sys
 from typing import NoReturn
 
 from models.errors import InputError
-from schedsearch import interrupt
+from schedsearch.engine import interrupt
 
 #: Subcommand modules under schedsearch.commands, in the order ``--help`` lists them.
+
 COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", "trace", "plot",
             "compare", "select", "tune", "chain", "whatif", "lower", "simulate", "calibrate",
             "replay")
+#: Studies under a command, which take other arguments than the command itself:
+#: ``schedsearch chain sweep`` is ``schedsearch/commands/chain_sweep.py``.
+STUDIES = {"chain": ("sweep", "crossover")}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,14 +50,17 @@ class _Formatter(argparse.HelpFormatter):
                 self._action_max_length = max(self._action_max_length, length)
 
 
-def build_parser(commands: tuple[str, ...] = COMMANDS) -> argparse.ArgumentParser:
-    """The parser of ``commands`` (all of them by default, as ``--help`` lists them)."""
+def build_parser(commands: tuple[str, ...] = COMMANDS,
+                 study: str | None = None) -> argparse.ArgumentParser:
+    """The parser of ``commands`` (all of them by default, as ``--help`` lists them), or of
+    one command's ``study``."""
     parser = _Parser(
         prog="schedsearch", formatter_class=_Formatter,
         description="Search static schedules for NPU engines; see `schedcheck` to verify.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in commands:
-        importlib.import_module(f"schedsearch.commands.{name}").register(subparsers)
+        module = f"{name}_{study}" if study else name
+        importlib.import_module(f"schedsearch.commands.{module}").register(subparsers)
     return parser
 
 
@@ -81,7 +91,8 @@ def _run(argv: list[str] | None) -> int:
     # Only the named command's module is imported: each pulls in its own heavy libraries
     # (OR-Tools, SciPy, Matplotlib), which would otherwise cost every command seconds.
     chosen = (words[0],) if words and words[0] in COMMANDS else COMMANDS
-    parser = build_parser(chosen)
+    study = words[1] if len(words) > 1 and words[1] in STUDIES.get(words[0], ()) else None
+    parser = build_parser(chosen, study)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # --help, or a bad option (argparse printed why)

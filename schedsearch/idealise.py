@@ -24,7 +24,7 @@ spends on that lane kind, and ``1 / (1 - f)``, the gain if that time simply vani
 (for the synchronisation row ``f`` is the overhead's share, and the estimate is exact).
 Where the solved gain falls short of the estimate, the bottleneck moved; ``bottleneck``
 names the largest single-resource part of the lower bound
-(:func:`models.bounds.lower_bound`) of each problem, so the move is visible. Every
+(:func:`schedsearch.engine.bounds.lower.lower_bound`) of each problem, so the move is visible. Every
 schedule is verified by the checker against its own (idealised) problem and target.
 The search is time-limited: when an idealised search comes out no better end to end
 than the baseline's schedule (which is legal for the idealised problem too), that
@@ -39,12 +39,12 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
-from models.bounds import lower_bound
 from models.cost import Overheads, overheads
 from models.formats import Memory, Problem, Schedule, Target
-from schedsearch.api import solve
 from schedsearch.chains.critical import critical_path
 from schedsearch.chains.score import score_fused
+from schedsearch.engine.bounds.lower import lower_bound
+from schedsearch.engine.search import solve
 from schedsearch.paths import PathResult, SolveOptions, speedup_bound
 
 __all__ = ["DEFAULT_OPTIONS", "IdealKind", "Idealisation", "WhatIfRow", "WhatIf",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from models.errors import InputError
-from models.formats import write_json_atomic
+from models.files import write_atomic, write_json_atomic
 
 __all__ = ["output_file", "output_file_only", "image_file", "output_dir", "write_json",
            "write_with", "image_format", "STDOUT"]
@@ -121,27 +121,9 @@ def write_json(path: str | os.PathLike[str], document: Any) -> None:
 
 
 def write_with(path: str | os.PathLike[str], write: Callable[[BinaryIO], None]) -> None:
-    """Let ``write`` fill a temporary file beside ``path`` (mode 0o666 less the umask,
-    like any file the user writes), then rename it over ``path``."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
+    """Let ``write`` fill ``path`` whole or not at all (:func:`models.files.write_atomic`);
+    failure is one FILE line."""
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
+        write_atomic(path, write)
     except OSError as error:
         raise _failed(path, error) from None
-    try:
-        os.fchmod(handle, 0o666 & ~_umask())
-        with os.fdopen(handle, "wb") as stream:
-            write(stream)
-        os.replace(temporary, target)
-    except OSError as error:
-        raise _failed(path, error) from None
-    finally:
-        Path(temporary).unlink(missing_ok=True)
-
-
-def _umask() -> int:
-    """The process umask (read by setting it, so set it straight back)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask

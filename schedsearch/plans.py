@@ -46,6 +46,7 @@ from typing import Any
 
 from models import schema
 from models.errors import InputError
+from models.files import write_json_atomic
 from models.formats import (
     Memory,
     Problem,
@@ -54,7 +55,6 @@ from models.formats import (
     schedule_from_dict,
     schedule_to_dict,
     target_to_dict,
-    write_json_atomic,
 )
 from models.jsonio import json_path, load_json_file
 from models.schema import PLAN_FORMAT, REQUEST_FORMAT

@@ -38,7 +38,8 @@ from typing import Any
 
 from checker.report import Violation
 from models.errors import InputError
-from models.formats import Access, Mode, Schedule, write_json_atomic
+from models.files import write_json_atomic
+from models.formats import Access, Mode, Schedule
 from models.jsonio import MAX_INT, json_path, load_json_file
 
 __all__ = [

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from models.errors import InputError
+from models.files import write_json_atomic
 from models.formats import (
     problem_from_dict,
     problem_to_dict,
@@ -16,7 +17,6 @@ from models.formats import (
     schedule_to_dict,
     target_from_dict,
     target_to_dict,
-    write_json_atomic,
 )
 
 TARGET: dict[str, Any] = {

@@ -37,7 +37,7 @@ from models.onnx.graph import Graph, Node, Value, read_graph
 from models.onnx.patterns import RMSNORM, SILU, fuse
 from models.ops import KINDS
 from models.ops.params import read_params
-from models.workload import Workload, WorkloadTask
+from models.workload_data import Workload, WorkloadTask
 
 __all__ = ["SUPPORTED", "VIEWS", "DEFAULT_TARGET", "load_onnx_workload", "lower"]
 

@@ -17,31 +17,23 @@ producer's scatter work and also reads its input, so ``relayout_passes`` is at l
 as the target states them. Without that, a grid point with 64 scatter passes beside a
 2-pass conversion would let A win by a conversion cheaper than the work it does.
 
-    python -m schedsearch.chains.crossover [EXAMPLE ...] [--efficiencies 0.5,0.25,0.1]
-        [--scatter-passes 1,4,16,64] [--time-limit 1] [--json PATH]
-
-Without examples, every bundled chain example.
+The command is ``schedsearch chain crossover`` (:mod:`schedsearch.commands.chain_crossover`).
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from models.formats import Target
 from models.layouts import layout_costs, with_layout_figures
 from models.workload import Workload
-from schedsearch.chains.command import number_list, run_per_example
 from schedsearch.chains.paths import ChainResult, Edge, PathName, chain_paths
-from schedsearch.commands.options import add_target_option, limit_seconds
-from schedsearch.output import output_file_only
 from schedsearch.paths import SolveOptions
 
 __all__ = ["EFFICIENCIES", "SCATTER_PASSES", "DEFAULT_OPTIONS", "CrossoverPoint",
-           "EdgeCrossover", "crossover", "main"]
+           "EdgeCrossover", "crossover"]
 
 #: The strided efficiencies a grid tries by default: the bundled guess down to a tenth.
 EFFICIENCIES = (0.5, 0.25, 0.1)
@@ -114,61 +106,3 @@ def crossover(workload: Workload, target: Target,
                       tuple(CrossoverPoint(e, p, r)
                             for (e, p), r in zip(grid, results, strict=True)))
         for results in zip(*solved, strict=True))
-
-
-def _print(name: str, edges: Sequence[EdgeCrossover]) -> None:
-    for edge in edges:
-        passes = sorted({p.scatter_passes for p in edge.points})
-        legal = all(p.as_dict()["legal"] for p in edge.points)
-        print(f"{name}: {edge.edge.label}  winner, A / B / C makespans "
-              f"(the target's figures: efficiency {edge.stated[0]:g}, "
-              f"{edge.stated[1]} scatter passes)  {'legal' if legal else 'ILLEGAL'}")
-        for efficiency in sorted({p.strided_efficiency for p in edge.points}, reverse=True):
-            row = {p.scatter_passes: p for p in edge.points
-                   if p.strided_efficiency == efficiency}
-            cells = []
-            for n in passes:
-                point = row[n]
-                times = " / ".join("-" if (m := point.makespan(k)) is None else f"{m:,}"
-                                   for k in PathName)
-                cells.append(f"{n} passes: {point.winner.value} ({times})")
-            print(f"  efficiency {efficiency:<5g} " + "; ".join(cells))
-        wins = edge.a_wins
-        print("  A wins nowhere on this grid" if not wins else
-              "  A wins at " + ", ".join(f"(efficiency {p.strided_efficiency:g}, "
-                                         f"{p.scatter_passes} passes)" for p in wins))
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The command: exit 0, 2 on bad input (one line naming the file, path and rule),
-    130 when interrupted."""
-    parser = argparse.ArgumentParser(prog="python -m schedsearch.chains.crossover",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("examples", nargs="*", help="bundled examples or workload files")
-    parser.add_argument("--efficiencies", default=EFFICIENCIES,
-                        type=number_list(float, lambda v: 0 < v <= 1, "in (0, 1]"),
-                        help="comma-separated strided efficiencies (default "
-                             + ",".join(f"{v:g}" for v in EFFICIENCIES) + ")")
-    parser.add_argument("--scatter-passes", default=SCATTER_PASSES,
-                        type=number_list(int, lambda v: 0 <= v <= 1_000_000,
-                                      "an integer from 0 to 1,000,000"),
-                        help="comma-separated scatter passes (default "
-                             + ",".join(str(v) for v in SCATTER_PASSES) + ")")
-    parser.add_argument("--time-limit", type=limit_seconds,
-                        default=DEFAULT_OPTIONS.time_limit, help="seconds per solve (default 1)")
-    add_target_option(parser, "each workload's")
-    parser.add_argument("--json", type=output_file_only, help="write the figures to this file")
-    args = parser.parse_args(argv)
-    options = replace(DEFAULT_OPTIONS, time_limit=args.time_limit)
-
-    def study(name: str, workload: Workload, target: Target) -> list[dict[str, Any]]:
-        edges = crossover(workload, target, args.efficiencies, args.scatter_passes,
-                          options=options)
-        _print(name, edges)
-        return [e.as_dict() for e in edges]
-
-    return run_per_example(parser, args, study)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -48,10 +48,10 @@ from models.formats import Problem, Target
 from models.layouts import Layout, apply_layout, fused_pressure, layout_costs
 from models.ops.builder import round_up
 from models.workload import Workload, WorkloadTask, tile
-from schedsearch.api import solve
 from schedsearch.chains.critical import Split, split
 from schedsearch.chains.forward import NotForwardable, forward
 from schedsearch.chains.score import score_fused
+from schedsearch.engine.search import solve
 from schedsearch.paths import PathResult, SolveOptions, fallback_path, speedup_bound
 
 __all__ = ["DEFAULT_OPTIONS", "PathName", "Edge", "ChainPath", "ChainResult", "PRODUCERS",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from models.bounds import lower_bound
 from models.workload import load_problem_input
 from schedsearch.commands.options import (
     add_dim_option,
@@ -13,6 +12,7 @@ from schedsearch.commands.options import (
     add_target_option,
     dims_of,
 )
+from schedsearch.engine.bounds.lower import lower_bound
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

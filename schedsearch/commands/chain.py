@@ -28,7 +28,9 @@ def register(subparsers: Any) -> None:
         description="For every producer -> consumer edge of a workload build path A (each "
                     "task in its own layout, a conversion task between), B (one shared "
                     "layout) and C (the consumer reads the producer's on-chip buffers); "
-                    "solve, verify and score each, and report the recoverable loss.")
+                    "solve, verify and score each, and report the recoverable loss. "
+                    "Studies: `schedsearch chain sweep --help` (the fused compute factor), "
+                    "`schedsearch chain crossover --help` (the layout-crossing figures).")
     parser.add_argument("workload", metavar="WORKLOAD",
                         help="workload file or bundled example name")
     add_target_option(parser, default_from="the workload's")

@@ -16,8 +16,6 @@ from typing import Any
 
 from models.formats import Problem, Schedule, Target
 from models.workload import load_problem_input
-from schedsearch import interrupt
-from schedsearch.api import solve
 from schedsearch.commands.options import (
     add_dim_option,
     add_search_options,
@@ -25,10 +23,12 @@ from schedsearch.commands.options import (
     add_target_option,
     dims_of,
 )
+from schedsearch.commands.progress import Display, display
+from schedsearch.engine import interrupt
+from schedsearch.engine.search import solve
 from schedsearch.output import image_file, output_dir
 from schedsearch.paths import Comparison, SolveOptions, Solver, compare
 from schedsearch.plans import make_plan, write_plan
-from schedsearch.progress import Display, display
 
 
 def register(subparsers: Any) -> None:
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _showing(shown: Display, checked: Problem) -> Solver:
-    """:func:`schedsearch.api.solve`, reporting each solve's progress to ``shown``;
+    """:func:`schedsearch.engine.search.solve`, reporting each solve's progress to ``shown``;
     ``checked`` (the problem :func:`models.workload.load_problem_input` validated, which
     the fused paths solve whole) is not validated again, the kernels' problems are."""
     count = 0

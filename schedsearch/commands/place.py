@@ -11,13 +11,13 @@ from __future__ import annotations
 import argparse
 
 from schedsearch.commands.options import byte_count, limit_seconds, seed_number
-from schedsearch.output import output_file_only
-from schedsearch.placement import (
+from schedsearch.engine.placement import (
     place,
     placement_to_schedule_document,
     read_csv,
     write_csv,
 )
+from schedsearch.output import output_file_only
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -13,8 +13,8 @@ import json
 from typing import Any
 
 from models.formats import schedule_to_dict
-from schedsearch import interrupt
 from schedsearch.commands.options import add_search_options
+from schedsearch.engine import interrupt
 from schedsearch.output import output_file_only, write_json
 from schedsearch.paths import SolveOptions
 from schedsearch.plans import FALLBACK_PATHS, read_plans, read_request, select

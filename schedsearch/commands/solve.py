@@ -1,7 +1,7 @@
 """``schedsearch solve``: search a legal schedule with the shortest makespan it can find.
 
-A thin layer over :func:`schedsearch.api.solve_report`: it parses options, shows the
-search's progress (:mod:`schedsearch.progress`) and a summary on stderr, writes the
+A thin layer over :func:`schedsearch.engine.search.solve_report`: it parses options, shows the
+search's progress (:mod:`schedsearch.commands.progress`) and a summary on stderr, writes the
 output file whole or not at all, and with ``--verify`` checks the result with the
 independent checker.
 
@@ -22,8 +22,6 @@ from typing import Any
 from models.errors import InputError
 from models.formats import schedule_to_dict
 from models.workload import load_problem_input
-from schedsearch import interrupt
-from schedsearch.api import SECONDARIES, SolveReport, solve_report
 from schedsearch.commands.options import (
     add_dim_option,
     add_search_options,
@@ -31,10 +29,12 @@ from schedsearch.commands.options import (
     add_target_option,
     dims_of,
 )
-from schedsearch.hazards import GRANULARITIES
+from schedsearch.commands.progress import display
+from schedsearch.engine import interrupt
+from schedsearch.engine.hazards import GRANULARITIES
+from schedsearch.engine.result import EXIT_CODES, NoSchedule, SolveStatus, refusal
+from schedsearch.engine.search import SECONDARIES, SolveReport, solve_report
 from schedsearch.output import output_file_only, write_json
-from schedsearch.progress import display
-from schedsearch.result import EXIT_CODES, NoSchedule, SolveStatus, refusal
 
 
 def register(subparsers: Any) -> None:

@@ -30,7 +30,6 @@ from models.errors import InputError
 from models.formats import Schedule, schedule_to_dict
 from models.targets import load_target
 from models.workload import load_workload
-from schedsearch import interrupt
 from schedsearch.commands.options import (
     add_dim_option,
     add_search_options,
@@ -38,8 +37,9 @@ from schedsearch.commands.options import (
     dims_of,
     worker_count,
 )
+from schedsearch.commands.progress import display
+from schedsearch.engine import interrupt
 from schedsearch.output import output_dir, output_file_only, write_json, write_with
-from schedsearch.progress import display
 from schedsearch.tuning.batch import (
     Job,
     Outcome,

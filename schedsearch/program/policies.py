@@ -30,7 +30,8 @@ import numpy as np
 from models.cost import Overheads, overheads
 from models.errors import InputError
 from models.formats import Schedule
-from schedsearch.paths import SolveOptions, separate_kernels, task_order
+from schedsearch.engine.slicing import task_order
+from schedsearch.paths import SolveOptions, separate_kernels
 from schedsearch.program.lower import lower
 from schedsearch.program.model import Program
 from schedsearch.program.orders import needed_orders
@@ -163,7 +164,7 @@ def _phases_by_start(schedule: Schedule) -> list[list[str]]:
 
 
 def _barrier_plan(program: Program, costs: Overheads, options: SolveOptions) -> PolicyPlan:
-    from schedsearch.api import solve
+    from schedsearch.engine.search import solve
 
     schedule = program.schedule
     tasked = solve(schedule.problem, schedule.target, granularity="task", **options.search())
@@ -173,7 +174,7 @@ def _barrier_plan(program: Program, costs: Overheads, options: SolveOptions) -> 
 
 
 def _separate_plan(program: Program, costs: Overheads, options: SolveOptions) -> PolicyPlan:
-    from schedsearch.api import solve
+    from schedsearch.engine.search import solve
 
     schedule = program.schedule
     apart, _ = separate_kernels(schedule.problem, schedule.target, solve, options)

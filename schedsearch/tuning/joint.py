@@ -15,7 +15,7 @@ The pipeline, under one time limit:
    over the whole workload from the default configuration, then one from the
    combination of individual bests. Each configuration is tiled, bounded by the cost
    model and, unless the bound rules it out, scheduled by the constructive scheduler;
-3. the full search (:func:`schedsearch.api.solve`) on the finalists: the default
+3. the full search (:func:`schedsearch.engine.search.solve`) on the finalists: the default
    configuration first, then the ``FINALISTS`` best screened ones, each with an equal
    share of the time left (computed from the work spent, so it too is deterministic).
 
@@ -42,13 +42,13 @@ from models.cost import cost_model
 from models.errors import InputError
 from models.formats import Problem, Schedule, Target
 from models.workload import Workload, tile
-from schedsearch import interrupt
-from schedsearch.api import Progress, solve
-from schedsearch.budget import Budget
-from schedsearch.constructive import construct
-from schedsearch.hazards import build_dag
-from schedsearch.instance import build_instance
-from schedsearch.solution import to_schedule
+from schedsearch.engine import interrupt
+from schedsearch.engine.budget import Budget
+from schedsearch.engine.constructive import construct
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
+from schedsearch.engine.search import Progress, solve
+from schedsearch.engine.solution import to_schedule
 from schedsearch.tuning.screen import (
     UNITS_PER_SECOND,
     Estimate,
@@ -147,7 +147,7 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
     """The best configuration of ``workload`` on ``target`` found within ``time_limit``.
 
     ``on_stage(stage, note)`` hears when screening and each finalist's search begin,
-    ``progress`` the finalists' searches (as :func:`schedsearch.api.solve`'s);
+    ``progress`` the finalists' searches (as :func:`schedsearch.engine.search.solve`'s);
     ``reproducible`` is passed on to each finalist's search.
 
     Raises :class:`InputError` if neither the workload as given nor its leanest

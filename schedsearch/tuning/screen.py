@@ -2,9 +2,9 @@
 
 The full search costs seconds per configuration; the joint space holds thousands. So
 each configuration is first *screened*: tiled, bounded by the cost model
-(:func:`models.bounds.lower_bound`) and, unless that bound already shows it cannot beat
-the best constructive makespan seen so far, scheduled by the memory-aware list
-scheduler (:func:`schedsearch.constructive.construct`), which takes milliseconds and is
+(:func:`schedsearch.engine.bounds.lower.lower_bound`) and, unless that bound already shows it
+cannot beat the best constructive makespan seen so far, scheduled by the memory-aware list
+scheduler (:func:`schedsearch.engine.constructive.construct`), which takes milliseconds and is
 legal. A configuration that cannot fit (a tile larger than memory, no memory-feasible
 order) is *infeasible* and dropped.
 
@@ -28,15 +28,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from models.bounds import energy_relaxation, lower_bound
 from models.errors import InputError
 from models.formats import Target
 from models.workload import Workload, tile
-from schedsearch import interrupt
-from schedsearch.budget import Budget
-from schedsearch.constructive import construct, priced_modes
-from schedsearch.hazards import build_dag
-from schedsearch.instance import build_instance
+from schedsearch.engine import interrupt
+from schedsearch.engine.bounds.lower import energy_relaxation, lower_bound
+from schedsearch.engine.budget import Budget
+from schedsearch.engine.constructive import construct, priced_modes
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
 from schedsearch.tuning.space import Configuration, TaskSpace, apply, coordinates, neighbours
 
 __all__ = ["UNITS_PER_SECOND", "WALL_SLACK", "WALL_GRACE", "ScreenBudget", "OutOfBudget",
@@ -60,7 +60,7 @@ class ScreenBudget:
     net; a portion's charges count against its parent too, so one tuning run's screens
     share one budget.
 
-    Not :class:`schedsearch.budget.Budget`: that one grants calibrated seconds of solver
+    Not :class:`schedsearch.engine.budget.Budget`: that one grants calibrated seconds of solver
     work with a hard deadline that cuts a search where it is (and records the cut), and
     stages poll it; this one counts configurations' ops, its deadline is a loose net far
     beyond the work (:data:`WALL_SLACK`, :data:`WALL_GRACE`), and running out raises
@@ -82,7 +82,7 @@ class ScreenBudget:
     def charge(self, units: int, *, overdraw: bool = False) -> None:
         """Spend ``units``; OutOfBudget if nothing was left (unless ``overdraw``: work that
         must be done whatever the budget), the deadline has passed or a stop was
-        requested (:mod:`schedsearch.interrupt`)."""
+        requested (:mod:`schedsearch.engine.interrupt`)."""
         if (self.units <= 0 and not overdraw) or time.perf_counter() > self.deadline \
                 or interrupt.requested():
             raise OutOfBudget

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from benchmarks.list_baseline import list_schedule
 from benchmarks.peer_pyjobshop import memory_peer_instance
-from schedsearch.hazards import build_dag
-from schedsearch.instance import build_instance
-from schedsearch.solution import to_schedule
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
+from schedsearch.engine.solution import to_schedule
 from tests.search.problems import gemm_problem, target, verify
 
 
@@ -42,7 +42,7 @@ def test_memory_is_held_whole_by_ordered_accessors_and_shared_otherwise() -> Non
 
 def test_bounds_only_prints_every_part_and_the_binding_one(tmp_path: Path) -> None:
     from benchmarks.bench_memory import main, tight_problem
-    from models.bounds import lower_bound
+    from schedsearch.engine.bounds.lower import lower_bound
 
     out = tmp_path / "bounds.json"
     assert main(["--bounds-only", "--problems", "chain", "--sizes", "60",

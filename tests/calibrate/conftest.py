@@ -10,8 +10,8 @@ import pytest
 from models.formats import Schedule, Target, schedule_to_dict
 from models.targets import load_target
 from models.workload import tile, workload_from_dict
-from schedsearch.api import solve
 from schedsearch.calibrate.synthetic import TRUTH_V75, truth_target
+from schedsearch.engine.search import solve
 
 #: A GEMM and an RMSNorm of about 60 ops, solved in a second; most of its loads overlap.
 SMALL = {"name": "small", "target": "hexagon-v75", "tasks": [

@@ -9,8 +9,8 @@ import pytest
 from models.formats import Problem, Schedule, Target
 from models.targets import load_target
 from models.workload import tile, workload_from_dict
-from schedsearch.api import solve
 from schedsearch.chains.paths import ChainResult, chain_paths
+from schedsearch.engine.search import solve
 from schedsearch.paths import SolveOptions
 
 OPTIONS = SolveOptions(time_limit=0.5, seed=0, workers=1)

@@ -9,8 +9,8 @@ import pytest
 from checker import verify
 from models.formats import Problem, schedule_to_dict
 from models.layouts import Layout, apply_layout
-from schedsearch.api import solve
 from schedsearch.chains.forward import NotForwardable, forward
+from schedsearch.engine.search import solve
 from tests.chain.conftest import CHAIN, OPTIONS, tiled
 
 

@@ -12,7 +12,7 @@ from models.cost import cost_model
 from models.errors import InputError
 from models.formats import schedule_to_dict
 from models.layouts import layout_costs, strided_ns
-from schedsearch.api import solve
+from schedsearch.engine.search import solve
 from tests.chain.conftest import OPTIONS, tiled
 
 

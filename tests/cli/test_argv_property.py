@@ -27,9 +27,9 @@ from checker.cli import main as schedcheck_main
 from models.formats import problem_to_dict, schedule_to_dict
 from models.targets import load_target
 from models.workload import load_workload, tile
-from schedsearch.api import solve
 from schedsearch.cli import build_parser as schedsearch_parser
 from schedsearch.cli import main as schedsearch_main
+from schedsearch.engine.search import solve
 from tests.fuzz._budget import examples
 
 EXIT_CODES = {0, 1, 2, 130}

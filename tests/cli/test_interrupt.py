@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from checker import verify
-from schedsearch import cli, interrupt
+from schedsearch import cli
+from schedsearch.engine import interrupt
 
 #: How long to wait for the search to start, and then to stop, before failing.
 STARTUP_S = 30.0
@@ -135,7 +136,7 @@ def test_the_configuration_bound_leaves_the_sigint_handler_in_place() -> None:
     """CP-SAT's own SIGINT catching resets the handler to the default when a solve ends;
     a Ctrl-C after a lower bound then killed the process instead of stopping it."""
     script = ("import signal, sys\n"
-              "from models.bounds import lower_bound\n"
+              "from schedsearch.engine.bounds.lower import lower_bound\n"
               "from models.targets import load_target\n"
               "from models.workload import load_workload, tile\n"
               "seen = []\n"

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from schedsearch import progress
-from schedsearch.api import Progress
+from schedsearch.commands import progress
+from schedsearch.engine.search import Progress
 
 
 class _Terminal(io.StringIO):

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from models.formats import Problem, Target, problem_to_dict, target_to_dict
-from schedsearch import api
 from schedsearch.cli import main
-from schedsearch.cpsat.model import Outcome
-from schedsearch.result import NoSchedule, SolveStatus
+from schedsearch.engine import search as api
+from schedsearch.engine.cpsat.model import Outcome
+from schedsearch.engine.result import NoSchedule, SolveStatus
 from tests.search.problems import gemm_problem, packing_problem, target
 
 
@@ -66,7 +66,7 @@ def test_no_schedule_within_the_limit_is_exit_1_saying_so(
     def out_of_time(*args: object, **kwargs: object) -> Outcome:
         return Outcome("UNKNOWN", None, None, None, 0.0, cut=True)
 
-    monkeypatch.setattr("schedsearch.constructive.solve_built", out_of_time)
+    monkeypatch.setattr("schedsearch.engine.constructive.solve_built", out_of_time)
     code, err, out = _solve(tmp_path, packing_problem(), target(capacity=7, alignment=2),
                             capsys)
     assert code == 1
@@ -77,7 +77,7 @@ def test_no_schedule_within_the_limit_is_exit_1_saying_so(
 def test_a_writer_order_heuristic_that_gives_up_is_not_called_a_cycle(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr("schedsearch.hazards._order_writers", lambda *args: False)
+    monkeypatch.setattr("schedsearch.engine.hazards._order_writers", lambda *args: False)
     code, err, out = _solve(tmp_path, gemm_problem(), target(), capsys)
     assert code == 1
     assert "NO_SOLUTION_FOUND" in err and "WRITER_ORDER" in err and "gave up" in err

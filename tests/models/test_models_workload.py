@@ -10,6 +10,7 @@ from tiling_checks import assert_well_tiled
 
 from checker import verify
 from models.errors import InputError
+from models.files import write_json_atomic
 from models.formats import (
     BufferPlacement,
     OpPlacement,
@@ -18,7 +19,6 @@ from models.formats import (
     Target,
     problem_to_dict,
     schedule_to_dict,
-    write_json_atomic,
 )
 from models.targets import load_target
 from models.workload import (

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from schedsearch.families import (
     ShapeCosts,
     break_even_calls,

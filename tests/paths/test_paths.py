@@ -11,16 +11,14 @@ from paths_workloads import OPTIONS
 from checker import verify
 from models.cost import evaluate, overheads
 from models.formats import Problem, Schedule, Target, schedule_to_dict
-from schedsearch.api import solve
+from schedsearch.engine.search import solve
+from schedsearch.engine.slicing import cross_task_edges, restrict, task_order
 from schedsearch.paths import (
     PATH_NAMES,
     Comparison,
     apportion,
     compare,
-    cross_task_edges,
-    restrict,
     speedup_bound,
-    task_order,
 )
 
 WORKLOADS = ("pair", "chain", "copies")

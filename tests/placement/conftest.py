@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schedsearch.placement import PlacementBuffer
+from schedsearch.engine.placement import PlacementBuffer
 
 
 def conflicts(a: PlacementBuffer, b: PlacementBuffer) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from schedsearch.placement import PlacementBuffer
+from schedsearch.engine.placement import PlacementBuffer
 
 
 def guillotine(seed: int, cuts: int, capacity: int = 64,

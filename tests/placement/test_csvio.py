@@ -3,7 +3,7 @@ import os
 import pytest
 
 from models.errors import InputError
-from schedsearch.placement import PlacementBuffer, parse_csv, read_csv, write_csv
+from schedsearch.engine.placement import PlacementBuffer, parse_csv, read_csv, write_csv
 
 
 def test_minimalloc_csv_is_read():

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from models.errors import InputError
-from schedsearch.placement import PlacementBuffer, place, validate_placement
+from schedsearch.engine.placement import PlacementBuffer, place, validate_placement
 from tests.fuzz._budget import examples
 
 #: Tiny instances of our own with their smallest capacity (checked by the oracle below).

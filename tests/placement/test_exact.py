@@ -5,8 +5,8 @@ import pytest
 from conftest import smallest_capacity
 from helpers import guillotine
 
-from schedsearch.placement import PlacementBuffer, validate_placement
-from schedsearch.placement.exact import search
+from schedsearch.engine.placement import PlacementBuffer, validate_placement
+from schedsearch.engine.placement.exact import search
 
 
 def run(buffers, capacity, seconds=10.0, seed=0, max_nodes=None):

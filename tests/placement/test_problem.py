@@ -1,8 +1,8 @@
 import pytest
 
 from models.errors import InputError
-from schedsearch.placement import PlacementBuffer, lower_bound, max_load
-from schedsearch.placement.problem import check_buffers
+from schedsearch.engine.placement import PlacementBuffer, lower_bound, max_load
+from schedsearch.engine.placement.problem import check_buffers
 
 
 @pytest.mark.parametrize("kwargs, fragment", [

@@ -3,7 +3,7 @@
 from helpers import guillotine
 
 import checker
-from schedsearch.placement import PlacementBuffer, place, placement_to_schedule_document
+from schedsearch.engine.placement import PlacementBuffer, place, placement_to_schedule_document
 
 
 def verify(buffers, offsets, capacity, alignment=1):

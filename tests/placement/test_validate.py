@@ -1,4 +1,4 @@
-from schedsearch.placement import PlacementBuffer, validate_placement
+from schedsearch.engine.placement import PlacementBuffer, validate_placement
 
 
 def codes(violations):

@@ -8,7 +8,7 @@ from typing import Any
 
 from models.formats import schedule_to_dict
 from models.workload import example_names, load_problem_input
-from schedsearch.api import solve
+from schedsearch.engine.search import solve
 from schedsearch.program import Lowering, lower_report
 
 #: Seconds of search per example: enough for the search's own stages to run.

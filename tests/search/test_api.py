@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from models.evaluation import evaluate
-from models.formats import Problem, read_schedule, schedule_to_dict, write_json_atomic
+from models.files import write_json_atomic
+from models.formats import Problem, read_schedule, schedule_to_dict
 from models.targets import load_target
 from models.workload import example_names, load_problem_input, load_workload, scaled, tile
 from schedsearch import solve
-from schedsearch.api import Progress, solve_report
+from schedsearch.engine.search import Progress, solve_report
 from tests.search.problems import (
     gemm_problem,
     packing_problem,
@@ -126,9 +127,9 @@ def test_the_whole_model_places_the_best_answer_that_has_addresses(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A relaxed run's last answer may have no addresses where an earlier one has: the
     answers are tried from the last back, and the first the engine places is taken."""
-    from schedsearch import api
-    from schedsearch.budget import Budget
-    from schedsearch.solution import Solution
+    from schedsearch.engine import search as api
+    from schedsearch.engine.budget import Budget
+    from schedsearch.engine.solution import Solution
 
     answers = [Solution((0,), (k,), (0,)) for k in (3, 2, 1)]
     unplaceable = {answers[2].starts}
@@ -142,8 +143,8 @@ def test_the_whole_model_places_the_best_answer_that_has_addresses(
 
 def test_memory_free_problems_get_justified_sampling_and_never_lose_to_it(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import schedsearch.api as api
-    from schedsearch.justify import justified
+    import schedsearch.engine.search as api
+    from schedsearch.engine.justify import justified
     from tests.search.test_justify import random_rcpsp
 
     found: list[int | None] = []
@@ -170,8 +171,8 @@ def test_the_timed_whole_model_gets_less_of_the_budget_where_there_are_buffers(
         monkeypatch: pytest.MonkeyPatch, with_buffers: bool) -> None:
     """Using the whole limit, LNS gains more per second than the whole model where memory
     binds, so problems with buffers give the whole model a smaller share."""
-    import schedsearch.api as api
-    from schedsearch.budget import Budget
+    import schedsearch.engine.search as api
+    from schedsearch.engine.budget import Budget
     from tests.search.test_justify import random_rcpsp
 
     shares: dict[int, float] = {}
@@ -205,11 +206,11 @@ def test_a_memory_free_whole_model_searches_the_mirrored_problem_then_the_forwar
     """The mirrored run gets :data:`MIRRORED_SHARE` and goes first; its answer comes back
     forward and starts the forward run, which is skipped once optimality is proven; the
     better of the two bounds is kept."""
-    import schedsearch.api as api
-    from schedsearch.budget import Budget
-    from schedsearch.constructive import list_schedule
-    from schedsearch.mirror import mirrored
-    from schedsearch.solution import Solution
+    import schedsearch.engine.search as api
+    from schedsearch.engine.budget import Budget
+    from schedsearch.engine.constructive import list_schedule
+    from schedsearch.engine.mirror import mirrored
+    from schedsearch.engine.solution import Solution
     from tests.search.test_justify import random_rcpsp, setup
 
     problem, tgt = random_rcpsp(5, n=12)

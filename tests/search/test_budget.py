@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from schedsearch.budget import Budget
+from schedsearch.engine.budget import Budget
 
 
 def test_work_running_out_is_not_a_cut() -> None:

@@ -9,9 +9,9 @@ import pytest
 
 from models.errors import InputError
 from models.formats import Access, Buffer, Mode, Op, Problem, Task
-from schedsearch import constructive
-from schedsearch.budget import Budget
-from schedsearch.constructive import (
+from schedsearch.engine import constructive
+from schedsearch.engine.budget import Budget
+from schedsearch.engine.constructive import (
     Stall,
     _Pass,
     breadth_order,
@@ -21,9 +21,9 @@ from schedsearch.constructive import (
     list_schedule,
     tails,
 )
-from schedsearch.hazards import build_dag
-from schedsearch.instance import build_instance
-from schedsearch.solution import Solution, to_schedule
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
+from schedsearch.engine.solution import Solution, to_schedule
 from tests.search.problems import compute, gemm_problem, packing_problem, target, verify
 
 
@@ -72,7 +72,7 @@ def test_an_op_whose_operands_cannot_fit_together_is_refused_naming_it() -> None
     ops = {"w": compute("t", [], [("x", "1"), ("y", "1")])}
     problem = Problem("big", {}, {"t": Task("k")}, {"x": Buffer("M", 3000),
                                                      "y": Buffer("M", 3000)}, ops)
-    from schedsearch.api import solve
+    from schedsearch.engine.search import solve
 
     with pytest.raises(InputError) as error:
         solve(problem, target(capacity=4096), time_limit=1)
@@ -83,7 +83,7 @@ def test_an_op_whose_operands_cannot_fit_together_is_refused_naming_it() -> None
 def test_a_buffer_larger_than_its_memory_is_refused_naming_it() -> None:
     ops = {"w": compute("t", [], [("huge", "1")])}
     problem = Problem("big", {}, {"t": Task("k")}, {"huge": Buffer("M", 5000)}, ops)
-    from schedsearch.api import solve
+    from schedsearch.engine.search import solve
 
     with pytest.raises(InputError) as error:
         solve(problem, target(capacity=4096), time_limit=1)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from ortools.sat.python import cp_model
 
-from schedsearch.budget import Budget
-from schedsearch.constructive import construct
-from schedsearch.cpsat.model import Built, build, solve_built, whole_problem
-from schedsearch.cpsat.variables import Incumbent
-from schedsearch.hazards import build_dag
-from schedsearch.instance import build_instance
-from schedsearch.solution import to_schedule
+from schedsearch.engine.budget import Budget
+from schedsearch.engine.constructive import construct
+from schedsearch.engine.cpsat.model import Built, build, solve_built, whole_problem
+from schedsearch.engine.cpsat.variables import Incumbent
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
+from schedsearch.engine.solution import to_schedule
 from tests.search.problems import gemm_problem, target, verify
 
 
@@ -72,7 +72,7 @@ def test_zero_duration_ops_and_barriers_give_a_valid_model() -> None:
     # variable for both; hinting it twice made CP-SAT reject every such model
     # (MODEL_INVALID), silently leaving the constructive schedule (found on PSPLIB).
     from models.formats import Mode, Op, Problem, Task
-    from schedsearch.api import solve
+    from schedsearch.engine.search import solve
 
     ops = {"source": Op("a", (Mode(0),)), "work": Op("a", (Mode(5, {"DMA": 1}),)),
            "other": Op("b", (Mode(3, {"DMA": 1}),)), "sink": Op("b", (Mode(0),))}
@@ -129,8 +129,8 @@ def test_a_run_asked_to_keep_its_answers_returns_the_earlier_ones_too() -> None:
     """From a serial incumbent (every op after the last), CP-SAT improves in steps; with
     ``keep`` the outcome carries the earlier answers, oldest first, each no shorter than
     the next and than the final one."""
-    from schedsearch.cpsat.model import KEPT_SOLUTIONS
-    from schedsearch.solution import Solution
+    from schedsearch.engine.cpsat.model import KEPT_SOLUTIONS
+    from schedsearch.engine.solution import Solution
 
     inst = build_instance(gemm_problem(blocks=2, k_steps=2, tile=1024), target(capacity=4096))
     dag = build_dag(inst)

@@ -7,8 +7,8 @@ import pytest
 from models.errors import InputError
 from models.formats import Access, Buffer, Mode, Op, Problem, Task, Tensor
 from schedsearch import solve
-from schedsearch.hazards import build_dag
-from schedsearch.instance import build_instance
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
 from tests.search.problems import compute, gemm_problem, target, two_task_problem, verify
 
 

@@ -1,4 +1,4 @@
-"""Justified sampling and genetic search for memory-free problems (schedsearch.justify).
+"""Justified sampling and genetic search for memory-free problems (schedsearch.engine.justify).
 
 Random RCPSP-like problems (budgets and lanes as renewable resources, ``after`` edges, no
 buffers) check that every schedule returned is legal by the independent checker, that
@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.formats import Memory, Mode, Op, Problem, Target, Task
-from schedsearch.budget import Budget
-from schedsearch.hazards import Dag, build_dag
-from schedsearch.instance import Instance, build_instance
-from schedsearch.justify import choose_modes, double_justify, justified
-from schedsearch.solution import Solution, to_schedule
+from schedsearch.engine.budget import Budget
+from schedsearch.engine.hazards import Dag, build_dag
+from schedsearch.engine.instance import Instance, build_instance
+from schedsearch.engine.justify import choose_modes, double_justify, justified
+from schedsearch.engine.solution import Solution, to_schedule
 from tests.fuzz._budget import examples
 from tests.search.problems import gemm_problem, target, verify
 

@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from schedsearch.budget import Budget
-from schedsearch.constructive import construct
-from schedsearch.cpsat.variables import Incumbent, Status
-from schedsearch.hazards import build_dag
-from schedsearch.instance import build_instance
-from schedsearch.lns import FIRST_WINDOW, MAX_WINDOW, _Sweep, improve, window
-from schedsearch.solution import to_schedule
+from schedsearch.engine.budget import Budget
+from schedsearch.engine.constructive import construct
+from schedsearch.engine.cpsat.variables import Incumbent, Status
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
+from schedsearch.engine.lns import FIRST_WINDOW, MAX_WINDOW, _Sweep, improve, window
+from schedsearch.engine.solution import to_schedule
 from tests.search.problems import gemm_problem, target, verify
 
 
@@ -74,7 +74,7 @@ def test_windows_double_after_a_fruitless_sweep_and_start_small_again_after_the_
 
 def test_a_round_of_small_windows_gets_less_cp_sat_work_than_one_of_large_windows(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import schedsearch.lns as lns
+    import schedsearch.engine.lns as lns
 
     inst, dag, start = _setup()
     works: list[float] = []

@@ -9,11 +9,10 @@ import pytest
 from hypothesis import assume, given, settings
 
 from benchmarks.bench_memory import tight_problem
-from models.bounds import energy_relaxation
 from models.formats import Problem, Schedule, Target
-from schedsearch.api import solve_report
-from schedsearch.budget import UNMETERED_WORK, Budget
-from schedsearch.constructive import (
+from schedsearch.engine.bounds.lower import energy_relaxation
+from schedsearch.engine.budget import UNMETERED_WORK, Budget
+from schedsearch.engine.constructive import (
     _PORTFOLIO,
     PassSpec,
     Stall,
@@ -26,12 +25,13 @@ from schedsearch.constructive import (
     problem_order,
     tails,
 )
-from schedsearch.hazards import Dag, build_dag
-from schedsearch.instance import Instance, build_instance
-from schedsearch.paths import restrict, task_order
-from schedsearch.result import SolveStatus
-from schedsearch.sequence import kernels_in_sequence
-from schedsearch.solution import Solution, to_schedule
+from schedsearch.engine.hazards import Dag, build_dag
+from schedsearch.engine.instance import Instance, build_instance
+from schedsearch.engine.result import SolveStatus
+from schedsearch.engine.search import solve_report
+from schedsearch.engine.sequence import kernels_in_sequence
+from schedsearch.engine.slicing import restrict, task_order
+from schedsearch.engine.solution import Solution, to_schedule
 from tests.fuzz._budget import examples
 from tests.search.problems import feasible_problems, gemm_problem, target, two_task_problem, verify
 
@@ -352,7 +352,7 @@ def test_large_buffers_get_the_exact_whole_model(monkeypatch: pytest.MonkeyPatch
     """Large buffers: the whole model decides the addresses itself (a relaxed answer
     there often has none); without large buffers the relaxed model runs and the
     placement engine gives the addresses. Both answers are legal."""
-    import schedsearch.api as api
+    import schedsearch.engine.search as api
 
     calls: list[bool] = []
     real = api._whole_model
@@ -401,9 +401,9 @@ def test_the_tasks_in_sequence_are_searched_only_where_they_could_win(
     tight wide pair it exceeds the list schedule's makespan, so solve does not spend a
     quarter of its time searching that candidate; against a makespan above that sum it
     would."""
-    from models.bounds import lower_bound
-    from schedsearch import api
-    from schedsearch.constructive import list_schedule
+    from schedsearch.engine import search as api
+    from schedsearch.engine.bounds.lower import lower_bound
+    from schedsearch.engine.constructive import list_schedule
 
     problem, tgt = tight_problem("pair-wide")
     inst = build_instance(problem, tgt)
@@ -430,8 +430,8 @@ def test_the_work_bound_of_a_task_is_below_its_schedule_alone() -> None:
     """Each task's lane and budget work over capacity bounds any schedule of it alone:
     on the tight triple, every task's list schedule alone is no shorter, and the bound is
     the largest such work (the GEMM's on its DMA lanes or DDR budget, not zero)."""
-    from schedsearch.api import _work_bound
-    from schedsearch.constructive import list_schedule
+    from schedsearch.engine.constructive import list_schedule
+    from schedsearch.engine.search import _work_bound
 
     problem, tgt = tight_problem("triple")
     inst = build_instance(problem, tgt)
@@ -447,8 +447,8 @@ def test_lns_runs_from_both_the_tasks_in_sequence_and_the_list_schedule_they_dis
     """Where the tasks one after another beat the list schedule they become the start,
     but LNS from tasks end to end rarely interleaves them: LNS then runs from each for
     half its time and the better answer is kept."""
-    from schedsearch import api
-    from schedsearch.constructive import list_schedule
+    from schedsearch.engine import search as api
+    from schedsearch.engine.constructive import list_schedule
 
     late = 10_000
 

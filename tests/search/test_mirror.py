@@ -1,4 +1,4 @@
-"""Time reversal of memory-free problems (schedsearch.mirror).
+"""Time reversal of memory-free problems (schedsearch.engine.mirror).
 
 The independent checker judges a mirrored schedule against the problem with every
 ``after`` edge reversed, built from scratch: so the mirror is checked by the problem's
@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.formats import Problem
-from schedsearch.hazards import build_dag
-from schedsearch.instance import build_instance
-from schedsearch.justify import justified
-from schedsearch.mirror import mirrored, mirrored_dag
-from schedsearch.solution import to_schedule
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
+from schedsearch.engine.justify import justified
+from schedsearch.engine.mirror import mirrored, mirrored_dag
+from schedsearch.engine.solution import to_schedule
 from tests.fuzz._budget import examples
 from tests.search.problems import gemm_problem, target, verify
 from tests.search.test_justify import random_rcpsp, setup, work

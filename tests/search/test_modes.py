@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from models.bounds import energy_relaxation
 from models.formats import Mode, Op, Problem, Task
-from schedsearch.constructive import construct, priced_modes
-from schedsearch.hazards import build_dag
-from schedsearch.instance import build_instance
-from schedsearch.modes import mode_prices
+from schedsearch.engine.bounds.lower import energy_relaxation
+from schedsearch.engine.constructive import construct, priced_modes
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
+from schedsearch.engine.modes import mode_prices
 from tests.search.problems import gemm_problem, target
 
 

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-import schedsearch.offsets as offsets
-from schedsearch.budget import Budget
-from schedsearch.constructive import construct
-from schedsearch.cpsat.model import build, solve_built, whole_problem
-from schedsearch.cpsat.variables import Incumbent
-from schedsearch.hazards import build_dag
-from schedsearch.instance import build_instance
-from schedsearch.lns import improve
-from schedsearch.offsets import place_offsets
-from schedsearch.placement import PlacementResult
-from schedsearch.solution import Solution, to_schedule
+import schedsearch.engine.offsets as offsets
+from schedsearch.engine.budget import Budget
+from schedsearch.engine.constructive import construct
+from schedsearch.engine.cpsat.model import build, solve_built, whole_problem
+from schedsearch.engine.cpsat.variables import Incumbent
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
+from schedsearch.engine.lns import improve
+from schedsearch.engine.offsets import place_offsets
+from schedsearch.engine.placement import PlacementResult
+from schedsearch.engine.solution import Solution, to_schedule
 from tests.search.problems import gemm_problem, target, verify
 
 

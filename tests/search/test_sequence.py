@@ -7,12 +7,12 @@ import pytest
 
 from models.errors import InputError
 from models.formats import Problem, Schedule, Target
-from schedsearch import interrupt
-from schedsearch.api import solve_report
-from schedsearch.budget import Budget
-from schedsearch.instance import build_instance
-from schedsearch.result import NoSchedule, SolveStatus
-from schedsearch.sequence import TaskSolver, kernels_in_sequence
+from schedsearch.engine import interrupt
+from schedsearch.engine.budget import Budget
+from schedsearch.engine.instance import build_instance
+from schedsearch.engine.result import NoSchedule, SolveStatus
+from schedsearch.engine.search import solve_report
+from schedsearch.engine.sequence import TaskSolver, kernels_in_sequence
 from tests.search.problems import gemm_problem, target, two_task_problem
 
 
@@ -48,7 +48,7 @@ def test_a_task_gets_its_share_of_the_ops_but_at_least_the_least_time(
         reproducible: bool) -> None:
     """A sliver of a second is too little for CP-SAT to prove even a tiny optimum, and a
     task that overruns its share must not leave the next one nothing."""
-    from schedsearch.sequence import MIN_TASK_SECONDS
+    from schedsearch.engine.sequence import MIN_TASK_SECONDS
 
     given: list[float] = []
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from models.formats import Mode, Op, Problem, Task
-from schedsearch.instance import build_instance
-from schedsearch.units import assign_units
+from schedsearch.engine.instance import build_instance
+from schedsearch.engine.units import assign_units
 from tests.search.problems import target
 
 

@@ -11,7 +11,7 @@ from models.formats import schedule_to_dict
 from models.ops import KINDS
 from models.targets import load_target
 from models.workload import tile
-from schedsearch.api import solve
+from schedsearch.engine.search import solve
 from tests.tune.workloads import configured, tiny
 
 

@@ -11,7 +11,7 @@ from checker import verify
 from models.formats import Target, schedule_to_dict
 from models.targets import load_target
 from models.workload import Workload, load_workload, tile, workload_from_dict
-from schedsearch.api import solve
+from schedsearch.engine.search import solve
 from schedsearch.tuning.joint import TuneResult, tune
 from schedsearch.tuning.space import solo
 from tests.tune.workloads import configured, small_vtcm, tiny

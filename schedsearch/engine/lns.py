@@ -1,0 +1,177 @@
+"""Large-neighbourhood search: improve a schedule too big for one CP-SAT model.
+
+Each step frees the ops of one time window of the incumbent and re-solves them with the
+rest pinned (:mod:`schedsearch.engine.cpsat.variables`): ops starting before the window keep
+their times; ops after it keep their relative timing and move left together by one
+shift variable, so a window that packs tighter shortens the whole schedule. Pinned and
+shifted buffers keep their offsets, so only the window's own buffers are re-placed.
+
+Which window: ops are ranked by incumbent start; windows of ``size`` consecutive ranks
+sweep from the start of the schedule to its end, each step advancing by half a window
+plus a seeded random jitter; a sweep that improves nothing doubles the window size (up to
+:data:`MAX_WINDOW`; a fruitless sweep at that size starts again at :data:`FIRST_WINDOW`,
+with new random offsets). A step is accepted only if it shortens the makespan, or keeps it and
+lowers the sum of start times (room for the next window); the incumbent stays legal
+throughout, since every model contains the incumbent itself (shift zero) as its hint.
+
+With W workers, each round solves the next W windows of the sweep side by side from the
+same incumbent and accepts the best (windows that overlap would conflict; the next sweep
+finds again what the others found).
+
+The budget is deterministic: a round is charged the conflicts its longest run used (see
+:mod:`schedsearch.engine.cpsat.model`) plus a fixed amount per node for building the models,
+never a measured time, so runs repeat for a seed and worker count. The wall-clock
+deadline of :class:`~schedsearch.engine.budget.Budget` stops the loop early only on a machine
+slower than calibrated.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_left
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from schedsearch.engine import interrupt
+from schedsearch.engine.budget import Budget
+from schedsearch.engine.cpsat.model import PORTFOLIO_STRIDE, build, solve_each
+from schedsearch.engine.cpsat.variables import Incumbent, Neighbourhood, Status
+from schedsearch.engine.hazards import Dag
+from schedsearch.engine.instance import Instance
+from schedsearch.engine.offsets import place_offsets
+from schedsearch.engine.solution import Solution
+
+__all__ = ["LnsResult", "improve", "window", "FIRST_WINDOW", "MAX_WINDOW"]
+
+#: Windows start small: CP-SAT settles a window of 12 ops in milliseconds where one of
+#: 30 on the tight wide pair (161 ops) ran to its 1 s cap unproven, so a sweep of small
+#: windows tries many more (10 s, seeds 0-8 there: 1.134 of the bound on average against
+#: 1.148, before the per-op limits below). A sweep that finds nothing doubles them.
+FIRST_WINDOW = 12
+MAX_WINDOW = 120
+#: Work (calibrated seconds) one window's CP-SAT run may use, per op of the window: a
+#: window of :data:`MAX_WINDOW` ops gets 1 s, one of 12 a tenth of that (a round of
+#: small windows stopped at 1 s took as long as a round of large ones).
+WINDOW_LIMIT_PER_OP = 1.0 / MAX_WINDOW
+#: The same, in wall seconds per op, for one round when the budget is not reproducible
+#: (its work is then unmetered, and a round on a loaded machine could take the whole
+#: limit).
+WINDOW_WALL_PER_OP = 1.0 / MAX_WINDOW
+#: Work charged per node of a window model, for building and reading it, and per node of
+#: the whole problem, for the scans every window makes (ranking, edges, read-back).
+CHARGE_PER_NODE = 1e-3
+CHARGE_PER_SCAN = 2e-5
+
+
+@dataclass(frozen=True, slots=True)
+class LnsResult:
+    solution: Solution
+    windows: int
+    accepted: int
+
+
+def window(inst: Instance, dag: Dag, inc: Incumbent, first: int,
+           size: int) -> tuple[Neighbourhood, int]:
+    """The neighbourhood freeing ranks ``[first, first + size)`` of the start order, and
+    the time after which nothing interacts with what moves (the ``region_end``)."""
+    nodes = sorted(range(dag.n_nodes), key=lambda v: (inc.starts[v], v))
+    starts = [inc.starts[v] for v in nodes]
+    t0 = starts[first]
+    last = first + size
+    t1 = starts[last] if last < len(nodes) else None
+    max_lag = max((lag for _, _, lag in dag.edges), default=0)
+    pinned_end = max((inc.ends[v] for v in nodes[:bisect_left(starts, t0)]), default=0)
+    free = nodes[bisect_left(starts, t0):bisect_left(starts, t1) if t1 is not None else None]
+    t_end = max((inc.ends[v] for v in free), default=t0)
+    shift = max(0, t1 - pinned_end - max_lag) if t1 is not None else 0
+    region_end = t_end + shift + max_lag + 1
+    status = []
+    for v in range(dag.n_nodes):
+        s = inc.starts[v]
+        if s < t0:
+            status.append(Status.FIXED)
+        elif t1 is None or s < t1:
+            status.append(Status.FREE)
+        elif s < region_end:
+            status.append(Status.SHIFTED)
+        else:
+            status.append(Status.ABSENT)
+    return Neighbourhood(tuple(status), t0, t_end, shift), region_end
+
+
+def _score(inst: Instance, solution: Solution) -> tuple[int, int]:
+    return solution.makespan(inst), sum(solution.starts)
+
+
+class _Sweep:
+    """Where the next window starts and how big it is (see the module docstring)."""
+
+    def __init__(self, n_nodes: int, seed: int) -> None:
+        self.n_nodes = n_nodes
+        self.rng = random.Random(seed)
+        self.size = min(FIRST_WINDOW, n_nodes)
+        self.first = 0
+        self.improved = False
+
+    def next(self) -> tuple[int, int]:
+        """The next window ``(first rank, size)``; advances the sweep."""
+        current = (self.first, self.size)
+        self.first += max(1, self.size // 2 + self.rng.randrange(max(1, self.size // 4)))
+        if self.first + self.size // 2 >= self.n_nodes:
+            if not self.improved:  # double; from the largest, start small again
+                largest = min(MAX_WINDOW, self.n_nodes)
+                self.size = (min(FIRST_WINDOW, self.n_nodes) if self.size >= largest
+                             else min(2 * self.size, largest))
+            self.first, self.improved = 0, False
+        return current
+
+
+def improve(inst: Instance, dag: Dag, solution: Solution, budget: Budget, *, seed: int,
+            workers: int, lower: int, placement: bool = True,
+            on_improve: Callable[[int], None] | None = None) -> LnsResult:
+    """Improve ``solution`` by window re-solves until ``budget`` is spent or exhausted, or
+    the makespan reaches ``lower``.
+
+    Each round builds ``workers`` consecutive windows of the sweep from the same incumbent
+    and solves them side by side (one thread each); the best improving answer is
+    accepted, the earliest window on ties, so the result depends on ``seed`` and
+    ``workers`` only (unless the deadline cut a round). With ``placement`` the windows
+    keep memory as a cumulative only and the placement engine gives the moved buffers
+    their addresses (:mod:`schedsearch.engine.offsets`); a candidate it cannot place is dropped.
+    """
+    inc = Incumbent.of(inst, dag, solution)
+    best = _score(inst, solution)
+    sweep = _Sweep(dag.n_nodes, seed)
+    windows = accepted = 0
+    while best[0] > lower and not budget.exhausted() and not interrupt.requested():
+        builts = []
+        size = 0  # the largest window of the round
+        for _ in range(workers):
+            first, width = sweep.next()
+            size = max(size, width)
+            hood, region_end = window(inst, dag, inc, first, width)
+            builts.append(build(inst, dag, inc, hood, 0, region_end, offsets=not placement))
+            moving = sum(1 for s in hood.status if s in (Status.FREE, Status.SHIFTED))
+            budget.charge(CHARGE_PER_NODE * moving + CHARGE_PER_SCAN * dag.n_nodes)
+        seeds = [seed * PORTFOLIO_STRIDE + windows + k for k in range(workers)]
+        step = budget.within(WINDOW_WALL_PER_OP * size)
+        outcomes = solve_each(builts, step, work=WINDOW_LIMIT_PER_OP * size, seeds=seeds)
+        budget.absorb(step)
+        windows += workers
+        candidates = sorted((_score(inst, o.solution), k, o.solution) for k, o in
+                            enumerate(outcomes) if o.solution is not None)
+        for score, _, candidate in candidates:
+            if score >= best:
+                break
+            if placement:
+                candidate = place_offsets(inst, candidate, solution, budget, seed)
+                if candidate is None:
+                    continue
+            solution, best = candidate, score
+            inc = Incumbent.of(inst, dag, solution)
+            accepted += 1
+            sweep.improved = True
+            if on_improve is not None:
+                on_improve(best[0])
+            break
+    return LnsResult(solution, windows, accepted)
