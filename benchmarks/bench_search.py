@@ -37,11 +37,11 @@ WORKLOADS = {"pair": "gemm-rmsnorm-v75", "triple": "gemm-rmsnorm-copy-v75"}
 def _case(name: str, target_ops: int, time_limit: float, workers: int, placement: bool,
           vtcm: int | None, queue: multiprocessing.Queue) -> None:
     from models.validate import validate_problem
-    from schedsearch.engine.budget import Budget
     from schedsearch.engine.constructive import construct
     from schedsearch.engine.hazards import build_dag
     from schedsearch.engine.instance import build_instance
     from schedsearch.engine.search import solve_report
+    from schedsearch.engine.timebudget import TimeBudget
 
     workload = load_workload(WORKLOADS[name])
     target = load_target(workload.target)
@@ -53,7 +53,7 @@ def _case(name: str, target_ops: int, time_limit: float, workers: int, placement
     begin = time.perf_counter()
     validate_problem(problem, target)
     inst = build_instance(problem, target)
-    construct(inst, build_dag(inst), budget=Budget.start(0.0, wall=3600))  # first pass only
+    construct(inst, build_dag(inst), budget=TimeBudget.start(0.0, wall=3600))  # first pass only
     first = time.perf_counter() - begin
     report = solve_report(problem, target, time_limit=time_limit, seed=0, workers=workers,
                           placement=placement)

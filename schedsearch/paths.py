@@ -63,6 +63,7 @@ from models.formats import (
 )
 from schedsearch.contention import Activity, overloaded, simulate
 from schedsearch.engine.bounds.lower import lower_bound
+from schedsearch.engine.sequence import in_sequence
 from schedsearch.engine.slicing import cross_task_edges, restrict, task_order
 
 __all__ = ["PATH_NAMES", "PathResult", "Comparison", "SolveOptions", "DEFAULT_OPTIONS",
@@ -271,15 +272,20 @@ def _whole(problem: Problem, target: Target, ops: dict[str, OpPlacement],
 
 def separate_kernels(problem: Problem, target: Target, solver: Solver,
                      options: SolveOptions) -> tuple[Schedule, dict[str, _Kernel]]:
-    """Path 1: each task's kernel solved alone, run one after another in dependency order."""
+    """Path 1: each task's kernel solved alone, run one after another in dependency order
+    (:func:`schedsearch.engine.sequence.in_sequence`)."""
     ops: dict[str, OpPlacement] = {}
     buffers: dict[str, BufferPlacement] = {}
     kernels: dict[str, _Kernel] = {}
-    now = 0
-    for task in task_order(problem, target):
-        kernel = kernels[task] = _solve_kernel(problem, target, task, solver, options)
-        _place(kernel, now, ops, buffers)
-        now += kernel.span
+
+    def solve_kernel(sub: Problem, _after: int) -> Schedule:
+        return solver(sub, target, granularity="tile", **options.search())
+
+    run = in_sequence(problem, task_order(problem, target), solve_kernel)
+    assert run is not None  # the solver raises, it never gives up
+    for alone in run:
+        kernel = kernels[alone.task] = _Kernel(alone.task, alone.schedule, alone.modes, {}, {})
+        _place(kernel, alone.start, ops, buffers)
     return _whole(problem, target, ops, buffers, "separate"), kernels
 
 

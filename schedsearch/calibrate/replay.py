@@ -4,10 +4,12 @@ A measured run (:class:`~schedsearch.calibrate.measurements.MeasuredRun`) is shi
 that its first op starts at 0, like the schedule. Each op's modelled duration is its
 chosen mode's duration; its measured one is its measured window.
 
-The measured critical path is the chain that ended last: from the op with the latest
-measured end, step to the predecessor that ended last, until an op has none. An op's
+The measured critical path is the schedule's critical path walked over the measured
+windows (:func:`schedsearch.chains.critical.critical_path`, the one rule for planned and
+measured time): from the op with the latest measured end, step to the predecessor that
+ended last at or before the op's measured start, until an op has none. An op's
 predecessors are the ops before it in the queue of each unit it holds (by measured
-start), its ``after`` edges, and the writers of the buffer values it reads. The
+start), its ``after`` edges, and the writer of each buffer value it reads. The
 makespan difference splits exactly along that chain: ``measured makespan = sum of the
 chain's measured durations + the gaps between them`` (time the chain waited), so
 ``path_excess`` (the chain's measured minus modelled durations) and ``path_gaps`` say how
@@ -22,9 +24,10 @@ from typing import Any
 
 from models.formats import Schedule
 from schedsearch.calibrate.measurements import MeasuredRun
-from schedsearch.trace import op_mode, op_tracks
+from schedsearch.chains.critical import critical_path
+from schedsearch.trace import op_mode
 
-__all__ = ["OpReplay", "Replay", "replay", "predecessors", "measured_schedule", "plot_replay"]
+__all__ = ["OpReplay", "Replay", "replay", "measured_schedule", "plot_replay"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,48 +78,12 @@ class Replay:
         return document
 
 
-def predecessors(schedule: Schedule, windows: dict[str, tuple[float, float]]
-                 ) -> dict[str, set[str]]:
-    """Per op, the ops it waits for: the one before it in each unit's queue (queues in
-    order of the ``windows``' starts), its ``after`` edges, the writers of what it reads."""
-    found: dict[str, set[str]] = {name: set() for name in schedule.ops}
-    queues: dict[str, list[str]] = {}
-    for name in schedule.ops:
-        for track in op_tracks(schedule, name):
-            queues.setdefault(track, []).append(name)
-    for track, names in queues.items():
-        if track == "no lane":
-            continue
-        names.sort(key=lambda n: (windows[n][0], windows[n][1], n))
-        for before, after in zip(names, names[1:], strict=False):
-            found[after].add(before)
-    for pred, succ in schedule.problem.after:
-        if pred in found and succ in found:
-            found[succ].add(pred)
-    writers = {(a.buffer, a.value): name for name, op in schedule.problem.ops.items()
-               for a in op.writes if a.buffer is not None}
-    for name in schedule.ops:
-        for access in schedule.problem.ops[name].reads:
-            writer = writers.get((access.buffer, access.value))
-            if access.buffer is not None and writer not in (None, name):
-                found[name].add(writer)
-    return found
-
-
 def replay(run: MeasuredRun) -> Replay:
     """Set the measured run beside its schedule (see the module docstring)."""
     schedule = run.schedule
     origin = run.origin
     windows = {name: (start - origin, end - origin) for name, (start, end) in run.windows.items()}
-    before = predecessors(schedule, windows)
-    last = max(windows, key=lambda n: (windows[n][1], n))
-    path = [last]
-    while True:
-        preds = [p for p in before[path[-1]] if p not in path]
-        if not preds:
-            break
-        path.append(max(preds, key=lambda n: (windows[n][1], n)))
-    path.reverse()
+    path = list(critical_path(schedule, windows))
     chain = set(path)
     modes = {name: op_mode(schedule, name) for name in schedule.ops}
     modelled = {name: mode.duration if mode else 0 for name, mode in modes.items()}

@@ -44,8 +44,9 @@ from schedsearch.calibrate.measurements import (
     MeasuredRun,
     Measurement,
 )
-from schedsearch.calibrate.replay import measured_schedule, predecessors
+from schedsearch.calibrate.replay import measured_schedule
 from schedsearch.calibrate.work import Engine, FitRow, measurement_row, run_rows
+from schedsearch.chains.critical import predecessors
 from schedsearch.trace import schedule_to_trace, write_trace
 
 __all__ = ["TRUTH_V75", "TRUTH_BANDWIDTH", "truth_target", "synthetic_measurements",
@@ -193,7 +194,7 @@ def synthetic_run(schedule: Schedule, truth: Target, *, bandwidth: float, seed: 
     """
     rng = np.random.default_rng(seed)
     ops = _ops(schedule, truth, rng, noise)
-    waits = predecessors(schedule, {n: (p.start, p.end) for n, p in schedule.ops.items()})
+    waits = predecessors(schedule)
     planned = sorted(schedule.ops, key=lambda n: (schedule.ops[n].start, n))
     now = 0.0
     while planned or any(math.isnan(op.end) for op in ops.values()):

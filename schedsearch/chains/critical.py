@@ -1,11 +1,14 @@
 """The critical path of a finished schedule, split into what its time went to.
 
 Walking back from the op that ends last, each step goes to the predecessor that ended
-last at or before the op's start; a predecessor is an op the problem orders before it
-(an ``after`` edge), an op that wrote a buffer it reads, or the op before it on a lane
-unit it holds. The chain's ops and the gaps between them (and before the first) tile
-``[0, makespan)`` exactly, so the parts of :class:`Split` add up to the device makespan;
+last at or before the op's start (:func:`predecessors`: an op the problem orders before
+it by an ``after`` edge, the op that wrote the buffer value it reads, or the op before
+it on a lane unit it holds). Only a predecessor that had ended can have held the op
+back, so the chain's ops and the gaps between them (and before the first) tile
+``[0, makespan)`` exactly: the parts of :class:`Split` add up to the device makespan;
 the fixed overheads of a path (launches, events, barriers) are added as their own part.
+The same walk over measured windows gives a measured run's critical path
+(:mod:`schedsearch.calibrate.replay`): one rule for planned and measured time.
 
 An op is *conversion* if its task is a layout conversion (kind ``relayout``),
 *movement* if it reads or writes a DDR tensor, *compute* otherwise; a gap is *wait*
@@ -15,12 +18,17 @@ An op is *conversion* if its task is a layout conversion (kind ``relayout``),
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from enum import Enum
 
 from models.formats import Op, Problem, Schedule
 
-__all__ = ["Part", "Split", "critical_path", "split", "part_of", "CONVERSION_KINDS"]
+__all__ = ["Part", "Split", "Windows", "predecessors", "critical_path", "split", "part_of",
+           "CONVERSION_KINDS"]
+
+#: Per op, its ``(start, end)``: the schedule's own, or a measured run's.
+Windows = Mapping[str, tuple[float, float]]
 
 #: Task kinds whose ops are layout conversions.
 CONVERSION_KINDS = frozenset({"relayout"})
@@ -68,40 +76,51 @@ def part_of(problem: Problem, op: Op) -> Part:
     return Part.COMPUTE
 
 
-def critical_path(schedule: Schedule) -> tuple[str, ...]:
-    """The ops of the critical path, first to last (module docstring); () if no ops."""
+def predecessors(schedule: Schedule, windows: Windows | None = None) -> dict[str, set[str]]:
+    """Per op, the ops it waits for: its ``after`` edges, the writer of each buffer value
+    it reads, and the op before it in the queue of each lane unit it holds (queues in
+    the order of ``windows``, by default the schedule's own)."""
     problem, ops = schedule.problem, schedule.ops
-    if not ops:
-        return ()
-    preds: dict[str, set[str]] = defaultdict(set)
+    times = windows if windows is not None else {n: (p.start, p.end) for n, p in ops.items()}
+    found: dict[str, set[str]] = {name: set() for name in ops}
     for a, b in problem.after:
-        preds[b].add(a)
-    writers: dict[str, list[str]] = defaultdict(list)
-    for name, op in problem.ops.items():
-        for access in op.writes:
-            if access.buffer is not None:
-                writers[access.buffer].append(name)
-    for name, op in problem.ops.items():
-        for access in op.reads:
-            if access.buffer is not None:
-                preds[name].update(w for w in writers[access.buffer] if w != name)
+        if a in found and b in found:
+            found[b].add(a)
+    writers = {(a.buffer, a.value): name for name, op in problem.ops.items()
+               for a in op.writes if a.buffer is not None}
+    for name in ops:
+        for access in problem.ops[name].reads:
+            writer = writers.get((access.buffer, access.value))
+            if access.buffer is not None and writer in found and writer != name:
+                found[name].add(writer)
     queues: dict[tuple[str, int], list[str]] = defaultdict(list)
     for name, placed in ops.items():
         for kind, units in placed.units.items():
             for unit in units:
                 queues[(kind, unit)].append(name)
     for queue in queues.values():
-        queue.sort(key=lambda n: (ops[n].start, ops[n].end))
+        queue.sort(key=lambda n: (times[n][0], times[n][1], n))
         for before, after in zip(queue, queue[1:], strict=False):
-            preds[after].add(before)
-    current = max(ops, key=lambda n: (ops[n].end, n))
+            found[after].add(before)
+    return found
+
+
+def critical_path(schedule: Schedule, windows: Windows | None = None) -> tuple[str, ...]:
+    """The ops of the critical path, first to last (module docstring), in ``windows``
+    (by default the schedule's own times); () if no ops."""
+    ops = schedule.ops
+    if not ops:
+        return ()
+    times = windows if windows is not None else {n: (p.start, p.end) for n, p in ops.items()}
+    preds = predecessors(schedule, times)
+    current = max(ops, key=lambda n: (times[n][1], n))
     path = [current]
     while True:
-        start = ops[current].start
-        earlier = [p for p in preds[current] if p in ops and ops[p].end <= start]
+        start = times[current][0]
+        earlier = [p for p in preds[current] if times[p][1] <= start]
         if not earlier:
             break
-        current = max(earlier, key=lambda n: (ops[n].end, n))
+        current = max(earlier, key=lambda n: (times[n][1], n))
         path.append(current)
     return tuple(reversed(path))
 

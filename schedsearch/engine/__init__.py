@@ -4,7 +4,7 @@
 machinery it runs: the instance and dependency graph (``instance``, ``hazards``), the list
 scheduler and its portfolio (``constructive``), CP-SAT (``cpsat``), LNS (``lns``),
 justified sampling (``justify``), the mirrored problem (``mirror``), buffer placement
-(``placement``, ``offsets``), the time budget (``budget``), problem slicing (``slicing``)
+(``placement``, ``offsets``), the time budget (``timebudget``), problem slicing (``slicing``)
 and the lower bounds that solve LPs and CP-SAT (``bounds``).
 
 Layer: imports only :mod:`models` and itself; never a feature, the CLI or the checker.

@@ -45,7 +45,6 @@ from typing import Any
 
 from models.errors import InputError
 from schedsearch.engine.bounds.lower import EnergyRelaxation, energy_relaxation
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.cpsat.model import WHOLE_MODEL_MAX_OPS, build, solve_built, whole_problem
 from schedsearch.engine.cpsat.variables import Incumbent
 from schedsearch.engine.hazards import Dag
@@ -54,6 +53,7 @@ from schedsearch.engine.modes import mode_prices
 from schedsearch.engine.placement.greedy import lowest_fit
 from schedsearch.engine.result import NoSchedule, SolveStatus
 from schedsearch.engine.solution import Solution
+from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["construct", "list_schedule", "exact_fallback", "stall_error",
            "tails", "Stall", "PassSpec", "problem_order", "interleaved_order",
@@ -737,7 +737,7 @@ def priced_modes(inst: Instance, relaxation: EnergyRelaxation | None) -> list[li
 
 
 def construct(inst: Instance, dag: Dag, source: str = "<problem>",
-              budget: Budget | None = None, *, seed: int = 0, workers: int = 1,
+              budget: TimeBudget | None = None, *, seed: int = 0, workers: int = 1,
               priced: list[list[int]] | None = None) -> Solution:
     """:func:`list_schedule`'s solution (``priced`` as there); when every pass stalls,
     :func:`exact_fallback` within ``budget`` (``seed`` and ``workers`` as there). Without
@@ -809,7 +809,7 @@ class _Sequences:
 
 
 def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
-                   portfolio: Sequence[PassSpec], budget: Budget | None
+                   portfolio: Sequence[PassSpec], budget: TimeBudget | None
                    ) -> tuple[Solution | None, Stall | None]:
     """The shortest solution of the passes the budget allows, and the first stall. Passes
     run to their end until one finishes (there must be an answer); each later one gets at
@@ -842,7 +842,7 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
     return best, stall
 
 
-def list_schedule(inst: Instance, dag: Dag, budget: Budget | None = None, *,
+def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
                   priced: list[list[int]] | None = None) -> Solution | Stall:
     """The shortest legal solution among the passes of :data:`_PORTFOLIO` the budget
     allows, or of :data:`_FALLBACK` when all of them stall. The first pass always runs to its end;
@@ -881,7 +881,7 @@ def stall_error(stall: Stall, source: str, why: str,
         f"{stall.reason}; {why}", source=source, path=f"$.ops[\"{stall.op}\"]", rule="FIT"))
 
 
-def exact_fallback(inst: Instance, dag: Dag, stall: Stall, source: str, budget: Budget,
+def exact_fallback(inst: Instance, dag: Dag, stall: Stall, source: str, budget: TimeBudget,
                    seed: int, workers: int) -> Solution:
     """Any legal solution, from CP-SAT on the whole exact model (memory with addresses),
     after every list-scheduling pass stalled at ``stall``.

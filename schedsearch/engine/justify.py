@@ -38,10 +38,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedsearch.engine import interrupt
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
 from schedsearch.engine.solution import Solution
+from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["justified", "double_justify", "choose_modes", "MAX_HORIZON", "MAX_NODES"]
 
@@ -327,7 +327,7 @@ def double_justify(inst: Instance, dag: Dag, solution: Solution) -> Solution | N
     return _solution(inst, solution.modes, out)
 
 
-def justified(inst: Instance, dag: Dag, budget: Budget, seed: int = 0, *,
+def justified(inst: Instance, dag: Dag, budget: TimeBudget, seed: int = 0, *,
               priced: Sequence[Sequence[int]] | None = None, lower: int = 0
               ) -> Solution | None:
     """The shortest schedule found by justified sampling and a genetic search on

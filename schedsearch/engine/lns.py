@@ -21,8 +21,8 @@ finds again what the others found).
 The budget is deterministic: a round is charged the conflicts its longest run used (see
 :mod:`schedsearch.engine.cpsat.model`) plus a fixed amount per node for building the models,
 never a measured time, so runs repeat for a seed and worker count. The wall-clock
-deadline of :class:`~schedsearch.engine.budget.Budget` stops the loop early only on a machine
-slower than calibrated.
+deadline of :class:`~schedsearch.engine.timebudget.TimeBudget` stops the loop early only on a
+machine slower than calibrated.
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from schedsearch.engine import interrupt
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.cpsat.model import PORTFOLIO_STRIDE, build, solve_each
 from schedsearch.engine.cpsat.variables import Incumbent, Neighbourhood, Status
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
 from schedsearch.engine.offsets import place_offsets
 from schedsearch.engine.solution import Solution
+from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["LnsResult", "improve", "window", "FIRST_WINDOW", "MAX_WINDOW"]
 
@@ -126,7 +126,7 @@ class _Sweep:
         return current
 
 
-def improve(inst: Instance, dag: Dag, solution: Solution, budget: Budget, *, seed: int,
+def improve(inst: Instance, dag: Dag, solution: Solution, budget: TimeBudget, *, seed: int,
             workers: int, lower: int, placement: bool = True,
             on_improve: Callable[[int], None] | None = None) -> LnsResult:
     """Improve ``solution`` by window re-solves until ``budget`` is spent or exhausted, or

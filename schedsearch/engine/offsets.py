@@ -17,10 +17,10 @@ if that fails are all the memory's buffers placed afresh.
 from __future__ import annotations
 
 from models.errors import InputError
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.instance import Instance
 from schedsearch.engine.placement import PlacementBuffer, place
 from schedsearch.engine.solution import Solution, buffer_windows
+from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["place_offsets", "CHARGE_PER_BUFFER"]
 
@@ -39,7 +39,7 @@ PLACE_BASE_NODES = 300
 PLACE_NODES_PER_BUFFER = 2
 
 
-def place_offsets(inst: Instance, solution: Solution, incumbent: Solution, budget: Budget,
+def place_offsets(inst: Instance, solution: Solution, incumbent: Solution, budget: TimeBudget,
                   seed: int) -> Solution | None:
     """``solution`` with offsets from the placement engine, or None if some memory's
     buffers cannot be placed within the node budget (or the deadline came first: then

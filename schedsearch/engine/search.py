@@ -23,7 +23,7 @@ The pipeline, each stage starting from the previous stage's legal answer:
    the constructive one;
 4. optionally, peak memory at the best makespan (``secondary="peak-memory"``).
 
-The time limit is kept twice (:mod:`schedsearch.engine.budget`): as a deterministic budget of
+The time limit is kept twice (:mod:`schedsearch.engine.timebudget`): as a deterministic budget of
 work (CP-SAT conflicts at a conservatively calibrated rate per second, model nodes
 built), which normally ends the search, so the same seed and worker count give the same
 schedule; and as a hard wall-clock deadline for everything after the input is read, which
@@ -49,7 +49,6 @@ from models.formats import Problem, Schedule, Target
 from models.validate import validate_problem
 from schedsearch.engine import interrupt
 from schedsearch.engine.bounds.lower import energy_relaxation, lower_bound
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.constructive import (
     Stall,
     exact_fallback,
@@ -75,6 +74,7 @@ from schedsearch.engine.result import SolveStats, SolveStatus, refusal
 from schedsearch.engine.sequence import TaskSolver, kernels_in_sequence
 from schedsearch.engine.slicing import restrict
 from schedsearch.engine.solution import Solution, extent_bytes, to_schedule
+from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["solve", "solve_report", "Progress", "SolveReport", "SECONDARIES",
            "WHOLE_MODEL_MAX_OPS"]
@@ -141,7 +141,7 @@ def solve(problem: Problem, target: Target, *, time_limit: float = 10.0, seed: i
           workers: int = 2, granularity: str = "tile", secondary: str | None = None,
           placement: bool = True, reproducible: bool = True,
           progress: Callable[[Progress], None] | None = None,
-          validated: bool = False) -> Schedule:
+          validated: bool = False, wall_limit: float | None = None) -> Schedule:
     """A legal schedule of ``problem`` on ``target`` with the shortest makespan found.
 
     Raises :class:`InputError` for a problem that cannot fit or whose dependencies form a
@@ -150,12 +150,12 @@ def solve(problem: Problem, target: Target, *, time_limit: float = 10.0, seed: i
     ``reproducible`` stops the search by its deterministic work budget (same seed and
     workers, same schedule; often well before the limit); otherwise it searches until the
     time limit (or until the makespan meets the bound) and the answer may vary by run.
-    ``validated`` as in :func:`solve_report`.
+    ``validated`` and ``wall_limit`` as in :func:`solve_report`.
     """
     return solve_report(problem, target, time_limit=time_limit, seed=seed, workers=workers,
                         granularity=granularity, secondary=secondary, placement=placement,
                         reproducible=reproducible, progress=progress,
-                        validated=validated).schedule
+                        validated=validated, wall_limit=wall_limit).schedule
 
 
 def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
@@ -164,7 +164,7 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
                  reproducible: bool = True,
                  progress: Callable[[Progress], None] | None = None,
                  source: str = "<problem>", started: float | None = None,
-                 validated: bool = False) -> SolveReport:
+                 validated: bool = False, wall_limit: float | None = None) -> SolveReport:
     """:func:`solve`, with the lower bound and the cost model's figures of the result.
 
     ``started`` (a :func:`time.perf_counter` value, default now) is when the time limit
@@ -177,6 +177,9 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
     ``validated`` says the caller already checked ``problem`` against ``target``
     (:func:`models.workload.load_problem_input` does): the check is then not repeated.
     The energy LP is solved once, for the bound and for the list scheduler's prices.
+    ``wall_limit`` (default ``time_limit``) is the hard wall-clock limit: a caller that
+    wants a reproducible search to stay reproducible on a loaded machine gives it more
+    wall time than work (the tuner does).
     """
     if secondary is not None and secondary not in SECONDARIES:
         raise InputError(f"secondary must be one of {SECONDARIES}, got {secondary!r}",
@@ -199,7 +202,8 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
         if progress is not None:
             progress(Progress(stage, makespan, bound, time.perf_counter() - begin))
 
-    budget = Budget.start(time_limit, begin=begin, reproducible=reproducible)
+    budget = TimeBudget.start(time_limit, wall=wall_limit, begin=begin,
+                              reproducible=reproducible)
     try:
         found = list_schedule(inst, dag, budget, priced=priced)
         solver = "constructive"
@@ -280,7 +284,7 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
 
 
 def _lns(inst: Instance, dag: Dag, solution: Solution, displaced: Solution | None,
-         budget: Budget, seed: int, workers: int, lower: int, placement: bool,
+         budget: TimeBudget, seed: int, workers: int, lower: int, placement: bool,
          meta: dict[str, Any], emit: Callable[[str, int], None]) -> Solution:
     """LNS from ``solution``; where the tasks in sequence ``displaced`` the list schedule
     as the start, from each for half the budget (the list schedule first), keeping the
@@ -399,7 +403,7 @@ def _relaxes_memory(inst: Instance, placement: bool) -> bool:
 
 
 def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, bound: int,
-                 budget: Budget, seed: int, workers: int, placement: bool,
+                 budget: TimeBudget, seed: int, workers: int, placement: bool,
                  emit: Callable[[str, int], None]
                  ) -> tuple[Solution, dict[str, Any], int | None]:
     """CP-SAT on the whole problem, hinted with ``solution`` (found by ``solver``); keeps
@@ -430,7 +434,7 @@ def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, boun
 
 
 def _whole_model_both_ways(inst: Instance, dag: Dag, solution: Solution, solver: str,
-                           bound: int, budget: Budget, seed: int, workers: int,
+                           bound: int, budget: TimeBudget, seed: int, workers: int,
                            emit: Callable[[str, int], None]
                            ) -> tuple[Solution, dict[str, Any], int | None]:
     """:func:`_whole_model` on a problem without buffers, on the mirrored problem
@@ -456,7 +460,7 @@ def _whole_model_both_ways(inst: Instance, dag: Dag, solution: Solution, solver:
     return solution, meta, max(bounds) if bounds else None
 
 
-def _placed(inst: Instance, answers: list[Solution], incumbent: Solution, budget: Budget,
+def _placed(inst: Instance, answers: list[Solution], incumbent: Solution, budget: TimeBudget,
             seed: int) -> Solution | None:
     """The best of a relaxed run's ``answers`` (oldest first, so the last is best) that
     the placement engine can give addresses, or None. Why: CP-SAT's last answer can have
@@ -474,7 +478,7 @@ def _placed(inst: Instance, answers: list[Solution], incumbent: Solution, budget
     return None
 
 
-def _peak_memory(inst: Instance, dag: Any, solution: Solution, bound: int, budget: Budget,
+def _peak_memory(inst: Instance, dag: Any, solution: Solution, bound: int, budget: TimeBudget,
                  seed: int, workers: int) -> tuple[Solution, dict[str, Any]]:
     """Minimise the highest address used per memory, keeping the makespan."""
     if inst.n_ops > WHOLE_MODEL_MAX_OPS:

@@ -8,6 +8,9 @@ separate kernels). Here each task is solved alone by the same search, on a share
 time proportional to its ops, and the kernels are put end to end; ``solve`` takes the
 result as a warm start when it keeps every derived edge, and compares it at the end.
 
+:func:`in_sequence` is the one place kernels are run one after another: ``compare``'s
+``separate`` path (:func:`schedsearch.paths.separate_kernels`) uses it too.
+
 Legality. Each task's schedule is legal alone. End to end, nothing of two tasks overlaps
 in time (each kernel starts when the previous one has ended every op and freed every
 buffer), so lanes, budgets and memory hold; tasks run in dependency order
@@ -18,17 +21,18 @@ candidate.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from models.errors import InputError
 from models.formats import Problem, Schedule, Target
 from schedsearch.engine import interrupt
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.instance import Instance
 from schedsearch.engine.slicing import restrict, task_order
 from schedsearch.engine.solution import Solution
+from schedsearch.engine.timebudget import TimeBudget
 
-__all__ = ["kernels_in_sequence", "TaskSolver"]
+__all__ = ["Kernel", "KernelSolver", "in_sequence", "kernels_in_sequence", "TaskSolver"]
 
 #: The least time a task alone gets (when that much is left), whatever its share of the
 #: ops, and what each task still to come keeps back from the ones before it: on
@@ -40,15 +44,54 @@ MIN_TASK_SECONDS = 0.2
 
 #: ``(problem, target, seconds, reproducible) -> schedule``: the search run on one task.
 TaskSolver = Callable[[Problem, Target, float, bool], Schedule]
+#: ``(kernel's problem, kernels still to come after it) -> schedule``, or None to give up.
+KernelSolver = Callable[[Problem, int], Schedule | None]
 
 
-def kernels_in_sequence(inst: Instance, budget: Budget, solve_task: TaskSolver
+@dataclass(frozen=True, slots=True)
+class Kernel:
+    """One task solved as its own kernel: its schedule (of the task's problem), each op's
+    mode index map back to the whole problem (:func:`~schedsearch.engine.slicing.restrict`)
+    and when it starts."""
+
+    task: str
+    schedule: Schedule
+    modes: dict[str, list[int]]
+    start: int
+
+    @property
+    def span(self) -> int:
+        """How long the kernel holds the engines: its last op end or buffer free."""
+        frees = (b.free for b in self.schedule.buffers.values())
+        return max(self.schedule.makespan, *frees, 0)
+
+
+def in_sequence(problem: Problem, order: Sequence[str], solve_kernel: KernelSolver
+                ) -> list[Kernel] | None:
+    """The tasks of ``order`` (:func:`~schedsearch.engine.slicing.task_order`), each
+    restricted to its own kernel and solved by ``solve_kernel``, one after another: each
+    starts when the previous one has ended every op and freed every buffer. None when
+    ``solve_kernel`` gave up on one."""
+    kernels: list[Kernel] = []
+    now = 0
+    for k, task in enumerate(order):
+        sub, modes = restrict(problem, task)
+        schedule = solve_kernel(sub, len(order) - 1 - k)
+        if schedule is None:
+            return None
+        kernels.append(Kernel(task, schedule, modes, now))
+        now += kernels[-1].span
+    return kernels
+
+
+def kernels_in_sequence(inst: Instance, budget: TimeBudget, solve_task: TaskSolver
                         ) -> Solution | None:
     """Each task of ``inst`` solved alone by ``solve_task`` within ``budget`` (shared in
     proportion to the tasks' ops, at least :data:`MIN_TASK_SECONDS` each and that much
-    kept back for each task still to come), end to end in dependency order; None when
-    there are fewer than two tasks, tasks share a buffer, the budget is spent, a stop
-    was asked for, or a task alone got no schedule in its share."""
+    kept back for each task still to come), end to end in dependency order
+    (:func:`in_sequence`); None when there are fewer than two tasks, tasks share a
+    buffer, the budget is spent, a stop was asked for, or a task alone got no schedule
+    in its share."""
     problem = inst.problem
     if len(set(inst.op_task)) < 2:
         return None
@@ -59,29 +102,34 @@ def kernels_in_sequence(inst: Instance, budget: Budget, solve_task: TaskSolver
     if len(order) < 2:
         return None
     ops_left = sum(1 for op in problem.ops.values() if op.task in order)
-    modes = [0] * inst.n_ops
-    starts = [0] * inst.n_ops
-    offsets = [0] * inst.n_buffers
-    now = 0
-    for k, task in enumerate(order):
+
+    def solve_kernel(sub: Problem, after: int) -> Schedule | None:
+        nonlocal ops_left
         if budget.exhausted() or interrupt.requested():
             return None
-        sub, mode_map = restrict(problem, task)
         share = len(sub.ops) / ops_left
         ops_left -= len(sub.ops)
         left = budget.left if budget.reproducible else budget.wall_left()
-        kept = MIN_TASK_SECONDS * (len(order) - 1 - k)  # for the tasks after this one
+        kept = MIN_TASK_SECONDS * after  # for the tasks after this one
         seconds = min(left, max(min(left * share, left - kept), MIN_TASK_SECONDS))
         try:
             schedule = solve_task(sub, inst.target, seconds, budget.reproducible)
         except (InputError, interrupt.Interrupted):  # NoSchedule is an InputError
             return None  # an optional candidate: the caller keeps what it has
         budget.charge(seconds if budget.reproducible else 0.0)
-        for name, placement in schedule.ops.items():
+        return schedule
+
+    kernels = in_sequence(problem, order, solve_kernel)
+    if kernels is None:
+        return None
+    modes = [0] * inst.n_ops
+    starts = [0] * inst.n_ops
+    offsets = [0] * inst.n_buffers
+    for kernel in kernels:
+        for name, placement in kernel.schedule.ops.items():
             i = inst.op_index[name]
-            modes[i] = mode_map[name][placement.mode]
-            starts[i] = now + placement.start
-        for name, placement in schedule.buffers.items():
+            modes[i] = kernel.modes[name][placement.mode]
+            starts[i] = kernel.start + placement.start
+        for name, placement in kernel.schedule.buffers.items():
             offsets[inst.buffer_index[name]] = placement.offset
-        now += max(schedule.makespan, *(b.free for b in schedule.buffers.values()), 0)
     return Solution(tuple(modes), tuple(starts), tuple(offsets))

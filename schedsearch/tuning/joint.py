@@ -19,15 +19,21 @@ The pipeline, under one time limit:
    configuration first, then the ``FINALISTS`` best screened ones, each with an equal
    share of the time left (computed from the work spent, so it too is deterministic).
 
+One :class:`~schedsearch.engine.timebudget.TimeBudget` keeps the time of a tuning run:
+screening spends a portion of its work, the finalists share what is left.
+
 The answer is the finalist with the shortest legal schedule, the default winning ties,
 so the tuned makespan is never worse than the default configuration's. A default that
 does not fit (a block larger than the memory, say) is dropped, not fatal: the descent
 then starts from the leanest configuration (every numeric parameter at its smallest
 value), and only when that does not fit either is the workload refused. The same seed
-and worker count give the same answer, unless the wall-clock guard fires: a finalist
-after the default whose search would, at the slowest rate seen so far in this run, end
-past the time limit is not searched; its constructive schedule (legal) stands in for
-it. ``TuneResult.skipped`` says whether that happened.
+and worker count give the same answer (``reproducible``: every finalist is searched on
+its share of the work, with ``WALL_SLACK`` times that as its wall-clock net, whatever
+the machine's load). Without ``reproducible`` the
+finalists use the wall time instead, each at most its share of what is left; a finalist
+after the default that finds the time limit passed is not searched, and its
+constructive schedule (legal) stands in for it. ``TuneResult.skipped`` says whether
+that happened.
 """
 
 from __future__ import annotations
@@ -43,19 +49,19 @@ from models.errors import InputError
 from models.formats import Problem, Schedule, Target
 from models.workload import Workload, tile
 from schedsearch.engine import interrupt
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.constructive import construct
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.search import Progress, solve
 from schedsearch.engine.solution import to_schedule
+from schedsearch.engine.timebudget import TimeBudget
 from schedsearch.tuning.screen import (
-    UNITS_PER_SECOND,
+    WALL_SLACK,
     Estimate,
     OutOfBudget,
     Screen,
-    ScreenBudget,
     descend,
+    screening_budget,
 )
 from schedsearch.tuning.space import (
     Configuration,
@@ -112,9 +118,9 @@ class TuneResult:
 
     ``candidates`` are sorted by :attr:`Candidate.best`, then constructive makespan, bound
     and screening order. ``individual`` combines each task's best configuration alone
-    (None for a single task). ``skipped`` counts finalists the wall-clock guard left
-    unsearched. ``default_makespan`` and ``default_schedule`` are None when the default
-    configuration does not fit the target.
+    (None for a single task). ``skipped`` counts finalists left unsearched because the
+    time limit had passed (never with ``reproducible``). ``default_makespan`` and
+    ``default_schedule`` are None when the default configuration does not fit the target.
     """
 
     workload: str
@@ -162,13 +168,16 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
     default = default_configuration(spaces)
     if on_stage is not None:
         on_stage("screening", f"{len(workload.tasks)} tasks")
-    joint, individual, spent = _screen(workload, target, spaces, SCREEN_SHARE * time_limit)
+    # Work is counted in both modes: it sets the shares (``reproducible`` decides only
+    # whether the finalists' searches stop by it or use the wall time).
+    budget = TimeBudget(work=time_limit, deadline=begin + time_limit,
+                        reproducible=reproducible)
+    joint, individual = _screen(workload, target, spaces, budget)
     ranked = joint.ranked()
     start = joint.seen.get(default)
     finals = ([start] if start is not None else []) + [
         e for e in ranked if e.configuration != default][:finalists + (start is None)]
-    results = _search(workload, target, finals, max(time_limit - spent, 0.0) / len(finals),
-                      time_limit, begin, seed, workers, reproducible, on_stage, progress)
+    results = _search(workload, target, finals, budget, seed, workers, on_stage, progress)
     winner = min(range(len(finals)), key=lambda i: (results[i][0].makespan, i))
     searched = {e.configuration: s.makespan
                 for e, (s, full) in zip(finals, results, strict=True) if full}
@@ -192,30 +201,38 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
 
 
 def _screen(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...],
-            seconds: float) -> tuple[Screen, Configuration | None, float]:
-    """Screen ``seconds`` worth of work (see the module docstring): the workload's
-    screen, the combination of individual bests (None for one task), seconds spent."""
-    budget = ScreenBudget.of_seconds(seconds)
-    granted = budget.units
+            budget: TimeBudget) -> tuple[Screen, Configuration | None]:
+    """Screen ``SCREEN_SHARE`` of ``budget``'s time as work (see the module docstring,
+    and :func:`screening_budget` for its wall-clock net), charged to ``budget``: the
+    workload's screen and the combination of individual bests (None for one task)."""
+    screening = screening_budget(SCREEN_SHARE * budget.work)
     default = default_configuration(spaces)
-    joint = Screen(workload, target, budget)
+    joint = Screen(workload, target, screening)
     try:
         start = _start(joint, spaces, default)
-    except OutOfBudget:  # the start overdraws: only a stop request (or the net) ends it
+    except OutOfBudget:  # the start overdraws: only a stop request ends it
         raise interrupt.Interrupted from None
     individual = None
     if len(spaces) > 1:
-        each = budget.units * SOLO_SHARE / len(spaces)
-        individual = tuple(_alone(workload, target, spaces, i, budget.portion(each))
+        each = screening.left * SOLO_SHARE / len(spaces)
+        individual = tuple(_alone(workload, target, spaces, i, screening, each)
                            for i in range(len(spaces)))
         with contextlib.suppress(OutOfBudget):  # screened before any descent: it competes
             joint.estimate(individual, force=True)
-    joint.budget = budget.portion(budget.units * DEFAULT_DESCENT_SHARE)
-    descend(joint, spaces, start)
+    _descend_on(joint, spaces, start, screening, screening.left * DEFAULT_DESCENT_SHARE)
     if individual is not None:
-        joint.budget = budget.portion(budget.units)
-        descend(joint, spaces, individual)
-    return joint, individual, (granted - budget.units) / UNITS_PER_SECOND
+        _descend_on(joint, spaces, individual, screening, screening.left)
+    budget.charge(screening.spent)
+    return joint, individual
+
+
+def _descend_on(joint: Screen, spaces: tuple[TaskSpace, ...], start: Configuration,
+                screening: TimeBudget, work: float) -> None:
+    """The descent from ``start`` on a portion of ``work`` of the screening budget."""
+    joint.budget = screening.portion(work)
+    descend(joint, spaces, start)
+    screening.absorb(joint.budget)
+    joint.budget = screening
 
 
 def _start(joint: Screen, spaces: tuple[TaskSpace, ...], default: Configuration
@@ -233,34 +250,39 @@ def _start(joint: Screen, spaces: tuple[TaskSpace, ...], default: Configuration
 
 
 def _alone(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...], index: int,
-           budget: ScreenBudget) -> TaskConfig:
-    """Task ``index``'s best configuration when it runs by itself (its own descent)."""
+           screening: TimeBudget, work: float) -> TaskConfig:
+    """Task ``index``'s best configuration when it runs by itself (its own descent, on a
+    portion of ``work`` of the screening budget)."""
     space = spaces[index]
-    best = descend(Screen(solo(workload, index), target, budget), (space,), (space.default,))
+    portion = screening.portion(work)
+    best = descend(Screen(solo(workload, index), target, portion), (space,), (space.default,))
+    screening.absorb(portion)
     return space.default if best is None else best.configuration[0]
 
 
-def _search(workload: Workload, target: Target, chosen: list[Estimate], share: float,
-            time_limit: float, begin: float, seed: int, workers: int, reproducible: bool,
-            on_stage: Callable[[str, str], None] | None,
+def _search(workload: Workload, target: Target, chosen: list[Estimate], budget: TimeBudget,
+            seed: int, workers: int, on_stage: Callable[[str, str], None] | None,
             progress: Callable[[Progress], None] | None) -> list[tuple[Schedule, bool]]:
-    """Per finalist, its schedule and whether the full search produced it (see the module
-    docstring for the guard; the default, first, is always searched)."""
+    """Per finalist, its schedule and whether the full search produced it: each gets an
+    equal share of the work ``budget`` has left (the default, first, is always
+    searched; see the module docstring for the others without ``reproducible``)."""
+    share = max(budget.left, 0.0) / len(chosen)
     results: list[tuple[Schedule, bool]] = []
-    rate = 1.0
     for i, estimate in enumerate(chosen):
         problem = tile(apply(workload, estimate.configuration), target)
-        elapsed = time.perf_counter() - begin
-        if i and elapsed + share * rate > time_limit:
-            results.append((_constructive_schedule(problem, target, share), False))
-            continue
-        started = time.perf_counter()
+        seconds = share
+        if not budget.reproducible:
+            seconds = min(share, budget.wall_left())
+            if i and seconds <= 0:
+                results.append((_constructive_schedule(problem, target, share), False))
+                continue
         if on_stage is not None:
             on_stage(f"finalist {i + 1}/{len(chosen)}", f"{len(problem.ops)} ops")
-        schedule = solve(problem, target, time_limit=max(share, 1e-3), seed=seed,
-                         workers=workers, reproducible=reproducible, progress=progress,
-                         validated=True)  # tile() refuses a problem that cannot run
-        rate = max(rate, (time.perf_counter() - started) / max(share, 1e-3))
+        seconds = max(seconds, 1e-3)
+        wall = WALL_SLACK * seconds if budget.reproducible else seconds
+        schedule = solve(problem, target, time_limit=seconds, seed=seed, workers=workers,
+                         reproducible=budget.reproducible, progress=progress,
+                         validated=True, wall_limit=wall)  # tile() refuses what cannot run
         results.append((schedule, True))
     return results
 
@@ -270,5 +292,5 @@ def _constructive_schedule(problem: Problem, target: Target, seconds: float) -> 
     every pass stalls, the exact last resort gets ``seconds`` (the finalist's share of
     the time), not an allowance of its own."""
     inst = build_instance(problem, target)
-    solution = construct(inst, build_dag(inst, "tile"), budget=Budget.start(seconds))
+    solution = construct(inst, build_dag(inst, "tile"), budget=TimeBudget.start(seconds))
     return to_schedule(inst, solution, {"solver": "constructive", "status": "FEASIBLE"})

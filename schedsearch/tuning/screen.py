@@ -8,12 +8,14 @@ scheduler (:func:`schedsearch.engine.constructive.construct`), which takes milli
 legal. A configuration that cannot fit (a tile larger than memory, no memory-feasible
 order) is *infeasible* and dropped.
 
-The budget is work, not wall time, so that a seed gives the same answer on any machine:
-each screen charges the ops of its tiled problem once for tiling and bounding and once
-more for the list scheduler, against ``UNITS_PER_SECOND`` units per second of time limit
-(calibrated: about 60 us per op and stage on a 2-core machine). A wall-clock deadline
-far beyond the budget (``WALL_SLACK`` times it plus ``WALL_GRACE`` seconds) is only a
-safety net for a slow or overloaded machine.
+The budget is the search's own :class:`~schedsearch.engine.timebudget.TimeBudget`, spent
+as work, not wall time, so that a seed gives the same answer on any machine: each screen
+charges the ops of its tiled problem (plus ``STAGE_UNITS``) once for tiling and bounding
+and once more for the list scheduler, at ``UNITS_PER_SECOND`` ops per calibrated second
+(about 60 us per op and stage on a 2-core machine). Its wall-clock deadline, far beyond the work
+(:func:`screening_budget`: ``WALL_SLACK`` times it plus ``WALL_GRACE`` seconds), is only
+a safety net for a slow or overloaded machine; running out of either raises
+:class:`OutOfBudget`, which ends the descent between two screens.
 
 The descent: from a start configuration, for each task and each of its parameters in
 turn, screen every other value of that parameter with the rest fixed and move to the
@@ -33,20 +35,29 @@ from models.formats import Target
 from models.workload import Workload, tile
 from schedsearch.engine import interrupt
 from schedsearch.engine.bounds.lower import energy_relaxation, lower_bound
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.constructive import construct, priced_modes
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
+from schedsearch.engine.timebudget import TimeBudget
 from schedsearch.tuning.space import Configuration, TaskSpace, apply, coordinates, neighbours
 
-__all__ = ["UNITS_PER_SECOND", "WALL_SLACK", "WALL_GRACE", "ScreenBudget", "OutOfBudget",
-           "Estimate", "Screen", "descend"]
+__all__ = ["UNITS_PER_SECOND", "STAGE_UNITS", "WALL_SLACK", "WALL_GRACE", "screening_budget",
+           "OutOfBudget", "Estimate", "Screen", "descend"]
 
-#: Work units (ops x stages) screened per second of budget; see the module docstring.
+#: Ops x stages screened per calibrated second of work; see the module docstring.
 UNITS_PER_SECOND = 16_000
-#: The wall-clock safety net: this many times the budget's calibrated seconds, plus
-#: ``WALL_GRACE`` seconds (a short budget must not depend on a process's first-call costs).
-WALL_SLACK = 2.0
+#: What a stage costs beyond its ops (tiling, the bound's LP, building the instance), in
+#: the same units: about 12 ms a stage on a 2-core machine, where a 9-op workload's
+#: screen took 20-25 ms. Without it a small workload's screening spent almost no work
+#: and ran until the wall-clock net stopped it, at a point that depends on the load.
+STAGE_UNITS = 200
+#: The wall-clock safety net of a tuning run: this many times its calibrated seconds,
+#: plus ``WALL_GRACE`` seconds (a short budget must not depend on a process's first-call
+#: costs). A machine up to about this much slower than calibrated (a loaded one) still
+#: gives the same answer: on a 2-core machine at load average 8, LNS ran 4 times its
+#: work in wall time, so at 2 and at 4 the same seed gave different candidates in
+#: ``tests/tune/test_tune.py``. The finalists' searches get the same net.
+WALL_SLACK = 8.0
 WALL_GRACE = 1.0
 
 
@@ -54,42 +65,11 @@ class OutOfBudget(Exception):
     """The screening budget is spent: the descent stops where it is."""
 
 
-@dataclass(slots=True)
-class ScreenBudget:
-    """Screening work left in ops x stages (:data:`UNITS_PER_SECOND`), plus the safety
-    net; a portion's charges count against its parent too, so one tuning run's screens
-    share one budget.
-
-    Not :class:`schedsearch.engine.budget.Budget`: that one grants calibrated seconds of solver
-    work with a hard deadline that cuts a search where it is (and records the cut), and
-    stages poll it; this one counts configurations' ops, its deadline is a loose net far
-    beyond the work (:data:`WALL_SLACK`, :data:`WALL_GRACE`), and running out raises
-    :class:`OutOfBudget`, which ends the descent between two screens."""
-
-    units: float
-    deadline: float
-    parent: ScreenBudget | None = None
-
-    @classmethod
-    def of_seconds(cls, seconds: float) -> ScreenBudget:
-        return cls(seconds * UNITS_PER_SECOND,
-                   time.perf_counter() + WALL_SLACK * seconds + WALL_GRACE)
-
-    def portion(self, units: float) -> ScreenBudget:
-        """At most ``units`` of what is left (never more than is left)."""
-        return ScreenBudget(min(units, self.units), self.deadline, self)
-
-    def charge(self, units: int, *, overdraw: bool = False) -> None:
-        """Spend ``units``; OutOfBudget if nothing was left (unless ``overdraw``: work that
-        must be done whatever the budget), the deadline has passed or a stop was
-        requested (:mod:`schedsearch.engine.interrupt`)."""
-        if (self.units <= 0 and not overdraw) or time.perf_counter() > self.deadline \
-                or interrupt.requested():
-            raise OutOfBudget
-        budget: ScreenBudget | None = self
-        while budget is not None:
-            budget.units -= units
-            budget = budget.parent
+def screening_budget(seconds: float) -> TimeBudget:
+    """``seconds`` of screening work, with the loose wall-clock net of the module
+    docstring; portions of it (:meth:`TimeBudget.portion`) go to each descent."""
+    return TimeBudget(work=seconds,
+                      deadline=time.perf_counter() + WALL_SLACK * seconds + WALL_GRACE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +98,7 @@ class Screen:
 
     workload: Workload
     target: Target
-    budget: ScreenBudget
+    budget: TimeBudget
     #: configuration -> its estimate, or None when it is infeasible
     seen: dict[Configuration, Estimate | None] = field(default_factory=dict)
     best: int | None = None
@@ -138,29 +118,28 @@ class Screen:
             order = known.order
         else:
             order = len(self.seen)
-        self.budget.charge(0, overdraw=overdraw)
+        self._charge(0, overdraw)
         try:
             problem = tile(apply(self.workload, configuration), self.target)
         except InputError:
             self.seen[configuration] = None
             return None
         ops = len(problem.ops)
-        self.budget.charge(ops, overdraw=overdraw)
+        self._charge(STAGE_UNITS + ops, overdraw)
         relaxation = energy_relaxation(problem, self.target)  # the bound's and the prices'
         bound = lower_bound(problem, self.target, relaxation=relaxation).value
         constructive = None
         if force or self.best is None or bound < self.best:
-            self.budget.charge(ops, overdraw=overdraw)
+            self._charge(STAGE_UNITS + ops, overdraw)
             inst = build_instance(problem, self.target)
             try:
                 # The constructive's exact last resort gets the screening work left
-                # (in seconds, within the wall time left): a configuration it cannot
+                # (as work; the wall time left is its net): a configuration it cannot
                 # settle in that time is dropped like an infeasible one instead of
                 # eating the whole screening.
-                seconds = min(self.budget.units / UNITS_PER_SECOND,
-                              self.budget.deadline - time.perf_counter())
-                constructive = construct(inst, build_dag(inst, "tile"),
-                                         budget=Budget.start(max(0.0, seconds)),
+                resort = TimeBudget.start(max(0.0, self.budget.left),
+                                          wall=self.budget.wall_left())
+                constructive = construct(inst, build_dag(inst, "tile"), budget=resort,
                                          priced=priced_modes(inst, relaxation)
                                          ).makespan(inst)
             except InputError:
@@ -170,6 +149,15 @@ class Screen:
         found = Estimate(configuration, ops, bound, constructive, order)
         self.seen[configuration] = found
         return found
+
+    def _charge(self, ops: int, overdraw: bool) -> None:
+        """Spend ``ops`` screened ops; OutOfBudget if no work was left or the wall-clock
+        net has passed (unless ``overdraw``: work that must be done whatever the budget),
+        or a stop was requested (:mod:`schedsearch.engine.interrupt`)."""
+        spent = self.budget.left <= 0 or self.budget.wall_left() <= 0
+        if (spent and not overdraw) or interrupt.requested():
+            raise OutOfBudget
+        self.budget.charge(ops / UNITS_PER_SECOND)
 
     def ranked(self) -> list[Estimate]:
         """Every scheduled (not pruned, not infeasible) estimate, best first."""

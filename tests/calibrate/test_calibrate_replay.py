@@ -10,8 +10,9 @@ import pytest
 
 from models.formats import Schedule, Target
 from schedsearch.calibrate.measurements import MeasuredRun
-from schedsearch.calibrate.replay import measured_schedule, predecessors, replay
+from schedsearch.calibrate.replay import measured_schedule, replay
 from schedsearch.calibrate.synthetic import TRUTH_BANDWIDTH, synthetic_run
+from schedsearch.chains.critical import predecessors
 from schedsearch.cli import main
 from schedsearch.trace import schedule_to_trace
 

@@ -128,14 +128,14 @@ def test_the_whole_model_places_the_best_answer_that_has_addresses(
     """A relaxed run's last answer may have no addresses where an earlier one has: the
     answers are tried from the last back, and the first the engine places is taken."""
     from schedsearch.engine import search as api
-    from schedsearch.engine.budget import Budget
     from schedsearch.engine.solution import Solution
+    from schedsearch.engine.timebudget import TimeBudget
 
     answers = [Solution((0,), (k,), (0,)) for k in (3, 2, 1)]
     unplaceable = {answers[2].starts}
     monkeypatch.setattr(api, "place_offsets", lambda inst, answer, *_: None
                         if answer.starts in unplaceable else answer)
-    budget = Budget.start(1)
+    budget = TimeBudget.start(1)
     assert api._placed(None, answers, answers[0], budget, 0) == answers[1]  # type: ignore[arg-type]
     unplaceable |= {answer.starts for answer in answers}
     assert api._placed(None, answers, answers[0], budget, 0) is None  # type: ignore[arg-type]
@@ -172,13 +172,13 @@ def test_the_timed_whole_model_gets_less_of_the_budget_where_there_are_buffers(
     """Using the whole limit, LNS gains more per second than the whole model where memory
     binds, so problems with buffers give the whole model a smaller share."""
     import schedsearch.engine.search as api
-    from schedsearch.engine.budget import Budget
+    from schedsearch.engine.timebudget import TimeBudget
     from tests.search.test_justify import random_rcpsp
 
     shares: dict[int, float] = {}
-    real_share = Budget.share
+    real_share = TimeBudget.share
 
-    def share(self: Budget, fraction: float, **options: float) -> Budget:
+    def share(self: TimeBudget, fraction: float, **options: float) -> TimeBudget:
         part = real_share(self, fraction, **options)
         shares[id(part)] = fraction
         return part
@@ -189,7 +189,7 @@ def test_the_timed_whole_model_gets_less_of_the_budget_where_there_are_buffers(
         given.append(shares[id(budget)])
         return solution, {"solver": solver, "status": "FEASIBLE"}, None
 
-    monkeypatch.setattr(Budget, "share", share)
+    monkeypatch.setattr(TimeBudget, "share", share)
     monkeypatch.setattr(api, "_whole_model", whole_model)
     monkeypatch.setattr(api, "_whole_model_both_ways", whole_model)
     problem, tgt = (gemm_problem(), target()) if with_buffers else random_rcpsp(3, n=12)
@@ -207,15 +207,15 @@ def test_a_memory_free_whole_model_searches_the_mirrored_problem_then_the_forwar
     forward and starts the forward run, which is skipped once optimality is proven; the
     better of the two bounds is kept."""
     import schedsearch.engine.search as api
-    from schedsearch.engine.budget import Budget
     from schedsearch.engine.constructive import list_schedule
     from schedsearch.engine.mirror import mirrored
     from schedsearch.engine.solution import Solution
+    from schedsearch.engine.timebudget import TimeBudget
     from tests.search.test_justify import random_rcpsp, setup
 
     problem, tgt = random_rcpsp(5, n=12)
     inst, dag = setup(problem, tgt)
-    start = list_schedule(inst, dag, Budget.start(5.0))
+    start = list_schedule(inst, dag, TimeBudget.start(5.0))
     calls: list[tuple[bool, Solution, int]] = []
 
     def whole_model(inst_, dag_, solution, solver, bound, budget, *rest):  # type: ignore[no-untyped-def]
@@ -226,7 +226,7 @@ def test_a_memory_free_whole_model_searches_the_mirrored_problem_then_the_forwar
 
     monkeypatch.setattr(api, "_whole_model", whole_model)
     solution, meta, bound = api._whole_model_both_ways(
-        inst, dag, start, "constructive", 3, Budget.start(5.0), 0, 1, lambda *_: None)
+        inst, dag, start, "constructive", 3, TimeBudget.start(5.0), 0, 1, lambda *_: None)
     assert [flipped for flipped, _, _ in calls] == ([True] if mirrored_proves
                                                     else [True, False])
     assert calls[0][1] == mirrored(inst, start) and calls[0][2] == 3

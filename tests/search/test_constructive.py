@@ -10,7 +10,6 @@ import pytest
 from models.errors import InputError
 from models.formats import Access, Buffer, Mode, Op, Problem, Task
 from schedsearch.engine import constructive
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.constructive import (
     Stall,
     _Pass,
@@ -24,6 +23,7 @@ from schedsearch.engine.constructive import (
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.solution import Solution, to_schedule
+from schedsearch.engine.timebudget import TimeBudget
 from tests.search.problems import compute, gemm_problem, packing_problem, target, verify
 
 
@@ -94,7 +94,7 @@ def test_a_buffer_larger_than_its_memory_is_refused_naming_it() -> None:
 def test_a_packing_every_greedy_pass_misses_is_found_by_the_exact_last_resort() -> None:
     inst = build_instance(packing_problem(), target(capacity=7, alignment=2))
     assert isinstance(list_schedule(inst, build_dag(inst)), Stall)
-    solution = construct(inst, build_dag(inst), budget=Budget.start(10))
+    solution = construct(inst, build_dag(inst), budget=TimeBudget.start(10))
     assert verify(to_schedule(inst, solution, {})) == []
     assert solution.offsets[inst.buffer_index["x"]] == 4
 
@@ -123,7 +123,7 @@ def _crossed_lifetimes() -> Problem:
 def test_the_last_resort_proves_a_problem_infeasible() -> None:
     inst = build_instance(_crossed_lifetimes(), target(capacity=3, alignment=1))
     with pytest.raises(InputError) as error:
-        construct(inst, build_dag(inst), budget=Budget.start(10))
+        construct(inst, build_dag(inst), budget=TimeBudget.start(10))
     assert error.value.rule == "FIT"
     assert "CP-SAT proved that no schedule" in error.value.message
 
@@ -133,14 +133,14 @@ def test_the_last_resort_is_not_tried_above_the_size_limit(monkeypatch: pytest.M
     monkeypatch.setattr(constructive, "WHOLE_MODEL_MAX_OPS", 3)
     inst = build_instance(_crossed_lifetimes(), target(capacity=3, alignment=1))
     with pytest.raises(InputError) as error:
-        construct(inst, build_dag(inst), budget=Budget.start(10))
+        construct(inst, build_dag(inst), budget=TimeBudget.start(10))
     assert error.value.rule == "FIT" and "not tried above 3 ops" in error.value.message
 
 
 def test_the_last_resort_out_of_time_says_so_and_marks_the_cut() -> None:
     """Past the deadline CP-SAT gets a millisecond: not enough to read 28 ops' model."""
     inst = build_instance(gemm_problem(blocks=4, k_steps=2), target(capacity=6144))
-    budget = Budget(work=0.0, deadline=time.perf_counter() - 1)
+    budget = TimeBudget(work=0.0, deadline=time.perf_counter() - 1)
     with pytest.raises(InputError) as error:
         exact_fallback(inst, build_dag(inst), Stall(0, inst.op_names[0], "resources"),
                        "<problem>", budget, 0, 1)
@@ -156,6 +156,6 @@ def test_the_last_resort_keeps_the_tick_zero_duration_writers_need() -> None:
                       {"w1": writer[0], "w2": writer[1]})
     inst = build_instance(problem, target(capacity=1, alignment=1))
     found = exact_fallback(inst, build_dag(inst), Stall(0, "w1", "resources"), "<problem>",
-                           Budget.start(5), 0, 1)
+                           TimeBudget.start(5), 0, 1)
     assert found.makespan(inst) == 1
     assert verify(to_schedule(inst, found, {})) == []

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from ortools.sat.python import cp_model
 
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.constructive import construct
 from schedsearch.engine.cpsat.model import Built, build, solve_built, whole_problem
 from schedsearch.engine.cpsat.variables import Incumbent
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.solution import to_schedule
+from schedsearch.engine.timebudget import TimeBudget
 from tests.search.problems import gemm_problem, target, verify
 
 
@@ -22,7 +22,7 @@ def test_cpsat_improves_or_equals_the_warm_start_and_stays_legal() -> None:
     warm = construct(inst, dag)
     inc = Incumbent.of(inst, dag, warm)
     built = build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan)
-    outcome = solve_built(built, Budget.start(30), work=0.5, seed=0, workers=2)
+    outcome = solve_built(built, TimeBudget.start(30), work=0.5, seed=0, workers=2)
     assert outcome.solution is not None
     assert outcome.solution.makespan(inst) <= warm.makespan(inst)
     assert outcome.bound is not None and outcome.bound <= outcome.solution.makespan(inst)
@@ -34,7 +34,7 @@ def test_tiny_problem_is_solved_to_optimality() -> None:
     dag = build_dag(inst)
     inc = Incumbent.of(inst, dag, construct(inst, dag))
     outcome = solve_built(build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan),
-                          Budget.start(30), work=1.0, seed=0, workers=1)
+                          TimeBudget.start(30), work=1.0, seed=0, workers=1)
     assert outcome.status == "OPTIMAL"
     # ldA and ldB in parallel (fast + slow mode fit the budget), mm, store.
     assert outcome.objective == 20 + 20 + 10
@@ -48,7 +48,7 @@ def test_a_two_member_portfolio_is_never_worse_than_its_first_member() -> None:
     objectives = []
     for workers in (1, 2):
         built = build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan)
-        outcome = solve_built(built, Budget.start(30), work=0.3, seed=5, workers=workers)
+        outcome = solve_built(built, TimeBudget.start(30), work=0.3, seed=5, workers=workers)
         assert outcome.solution is not None and not outcome.cut
         objectives.append(outcome.objective)
     assert objectives[1] <= objectives[0]
@@ -112,7 +112,7 @@ def test_an_internal_solver_error_is_retried_without_hints(
         monkeypatch: pytest.MonkeyPatch) -> None:
     built = _tiny_built()
     calls = _failing_first(monkeypatch, 1)
-    outcome = solve_built(built, Budget.start(30), work=1.0, seed=0, workers=1)
+    outcome = solve_built(built, TimeBudget.start(30), work=1.0, seed=0, workers=1)
     assert calls == [True, False]
     assert outcome.status == "OPTIMAL" and outcome.objective == 20 + 20 + 10
 
@@ -121,7 +121,7 @@ def test_an_internal_solver_error_twice_is_no_solution_not_a_traceback(
         monkeypatch: pytest.MonkeyPatch) -> None:
     built = _tiny_built()
     _failing_first(monkeypatch, 2)
-    outcome = solve_built(built, Budget.start(30), work=1.0, seed=0, workers=1)
+    outcome = solve_built(built, TimeBudget.start(30), work=1.0, seed=0, workers=1)
     assert outcome.solution is None and outcome.status == "SOLVER_ERROR"
 
 
@@ -141,8 +141,8 @@ def test_a_run_asked_to_keep_its_answers_returns_the_earlier_ones_too() -> None:
     serial = Solution((0,) * inst.n_ops, tuple(starts), (0,) * inst.n_buffers)
     inc = Incumbent.of(inst, dag, serial)
     built = build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan, offsets=False)
-    kept = solve_built(built, Budget.start(30), work=0.5, seed=0, workers=1, keep=True)
-    plain = solve_built(built, Budget.start(30), work=0.5, seed=0, workers=1)
+    kept = solve_built(built, TimeBudget.start(30), work=0.5, seed=0, workers=1, keep=True)
+    plain = solve_built(built, TimeBudget.start(30), work=0.5, seed=0, workers=1)
     assert kept.solution == plain.solution and not plain.earlier
     assert 0 < len(kept.earlier) <= KEPT_SOLUTIONS
     spans = [answer.makespan(inst) for answer in (*kept.earlier, kept.solution)]

@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.formats import Memory, Mode, Op, Problem, Target, Task
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.hazards import Dag, build_dag
 from schedsearch.engine.instance import Instance, build_instance
 from schedsearch.engine.justify import choose_modes, double_justify, justified
 from schedsearch.engine.solution import Solution, to_schedule
+from schedsearch.engine.timebudget import TimeBudget
 from tests.fuzz._budget import examples
 from tests.search.problems import gemm_problem, target, verify
 
@@ -67,9 +67,9 @@ def setup(problem: Problem, tgt: Target, granularity: str = "tile"
     return inst, build_dag(inst, granularity)
 
 
-def work(seconds: float) -> Budget:
+def work(seconds: float) -> TimeBudget:
     """A reproducible budget that the work, not the wall clock, ends."""
-    return Budget.start(seconds, wall=120.0)
+    return TimeBudget.start(seconds, wall=120.0)
 
 
 def serial(inst: Instance, dag: Dag) -> Solution:
@@ -174,7 +174,7 @@ def test_problems_with_buffers_are_not_handled() -> None:
 def test_an_exhausted_budget_still_gives_one_legal_generation() -> None:
     problem, tgt = random_rcpsp(11)
     inst, dag = setup(problem, tgt)
-    spent = Budget.start(0.0)
+    spent = TimeBudget.start(0.0)
     found = justified(inst, dag, spent, 0)
     assert found is not None and legal(inst, found) == []
 

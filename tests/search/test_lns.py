@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.constructive import construct
 from schedsearch.engine.cpsat.variables import Incumbent, Status
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.lns import FIRST_WINDOW, MAX_WINDOW, _Sweep, improve, window
 from schedsearch.engine.solution import to_schedule
+from schedsearch.engine.timebudget import TimeBudget
 from tests.search.problems import gemm_problem, target, verify
 
 
@@ -40,9 +40,9 @@ def test_window_frees_ranks_in_its_time_range_and_pins_what_came_before() -> Non
 
 def test_improve_is_never_worse_legal_and_reproducible() -> None:
     inst, dag, solution = _setup()
-    first = improve(inst, dag, solution, Budget.start(0.5, wall=60), seed=1, workers=2,
+    first = improve(inst, dag, solution, TimeBudget.start(0.5, wall=60), seed=1, workers=2,
                     lower=0)
-    again = improve(inst, dag, solution, Budget.start(0.5, wall=60), seed=1, workers=2,
+    again = improve(inst, dag, solution, TimeBudget.start(0.5, wall=60), seed=1, workers=2,
                     lower=0)
     assert first.solution.makespan(inst) <= solution.makespan(inst)
     assert first.windows >= 1
@@ -88,5 +88,5 @@ def test_a_round_of_small_windows_gets_less_cp_sat_work_than_one_of_large_window
     for first in (4, 8):
         monkeypatch.setattr(lns, "FIRST_WINDOW", first)
         works.clear()
-        improve(inst, dag, start, Budget.start(0.2), seed=0, workers=1, lower=0)
+        improve(inst, dag, start, TimeBudget.start(0.2), seed=0, workers=1, lower=0)
         assert works[0] == pytest.approx(first * lns.WINDOW_LIMIT_PER_OP)

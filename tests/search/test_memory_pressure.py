@@ -11,7 +11,6 @@ from hypothesis import assume, given, settings
 from benchmarks.bench_memory import tight_problem
 from models.formats import Problem, Schedule, Target
 from schedsearch.engine.bounds.lower import energy_relaxation
-from schedsearch.engine.budget import UNMETERED_WORK, Budget
 from schedsearch.engine.constructive import (
     _PORTFOLIO,
     PassSpec,
@@ -32,6 +31,7 @@ from schedsearch.engine.search import solve_report
 from schedsearch.engine.sequence import kernels_in_sequence
 from schedsearch.engine.slicing import restrict, task_order
 from schedsearch.engine.solution import Solution, to_schedule
+from schedsearch.engine.timebudget import UNMETERED_WORK, TimeBudget
 from tests.fuzz._budget import examples
 from tests.search.problems import feasible_problems, gemm_problem, target, two_task_problem, verify
 
@@ -298,7 +298,7 @@ def test_the_tasks_one_after_another_are_legal_and_apart_in_dependency_order(
     def solve_task(sub: Problem, t: Target, seconds: float, reproducible: bool) -> Schedule:
         return solve_report(sub, t, time_limit=seconds, workers=1).schedule
 
-    found = kernels_in_sequence(inst, Budget.start(2.0), solve_task)
+    found = kernels_in_sequence(inst, TimeBudget.start(2.0), solve_task)
     assert found is not None
     schedule = to_schedule(inst, found, {})
     assert verify(schedule) == []
@@ -333,18 +333,18 @@ def test_two_tasks_solved_legally_when_the_whole_time_is_used() -> None:
 
 
 def test_a_budget_that_uses_its_time_is_stopped_only_by_the_clock() -> None:
-    budget = Budget.start(1.0, wall=60.0, reproducible=False)
+    budget = TimeBudget.start(1.0, wall=60.0, reproducible=False)
     assert budget.left == UNMETERED_WORK
     budget.charge(100.0)  # far more work than the seconds given
     assert not budget.exhausted() and not budget.cut
-    assert Budget.start(1.0).left == 1.0
+    assert TimeBudget.start(1.0).left == 1.0
 
 
 def test_a_step_is_capped_in_wall_time_only_when_the_budget_uses_its_time() -> None:
-    timed = Budget.start(1.0, wall=60.0, reproducible=False)
+    timed = TimeBudget.start(1.0, wall=60.0, reproducible=False)
     step = timed.within(2.0)
     assert step.wall_left() <= 2.0 and not step.reproducible
-    metered = Budget.start(1.0, wall=60.0)
+    metered = TimeBudget.start(1.0, wall=60.0)
     assert metered.within(2.0).wall_left() > 2.0  # a wall cap would break repetition
 
 

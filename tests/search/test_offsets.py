@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 import schedsearch.engine.offsets as offsets
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.constructive import construct
 from schedsearch.engine.cpsat.model import build, solve_built, whole_problem
 from schedsearch.engine.cpsat.variables import Incumbent
@@ -15,6 +14,7 @@ from schedsearch.engine.lns import improve
 from schedsearch.engine.offsets import place_offsets
 from schedsearch.engine.placement import PlacementResult
 from schedsearch.engine.solution import Solution, to_schedule
+from schedsearch.engine.timebudget import TimeBudget
 from tests.search.problems import gemm_problem, target, verify
 
 
@@ -24,9 +24,9 @@ def test_a_relaxed_answer_placed_by_the_engine_is_legal() -> None:
     warm = construct(inst, dag)
     inc = Incumbent.of(inst, dag, warm)
     built = build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan, offsets=False)
-    outcome = solve_built(built, Budget.start(30), work=0.5, seed=0, workers=1)
+    outcome = solve_built(built, TimeBudget.start(30), work=0.5, seed=0, workers=1)
     assert outcome.solution is not None
-    placed = place_offsets(inst, outcome.solution, warm, Budget.start(30), seed=0)
+    placed = place_offsets(inst, outcome.solution, warm, TimeBudget.start(30), seed=0)
     assert placed is not None
     assert placed.starts == outcome.solution.starts
     assert verify(to_schedule(inst, placed, {})) == []
@@ -37,7 +37,7 @@ def test_times_whose_buffers_cannot_fit_are_refused() -> None:
     inst = build_instance(gemm_problem(blocks=3, k_steps=2, tile=1024), target(capacity=4096))
     warm = construct(inst, build_dag(inst))
     crowded = Solution(warm.modes, (0,) * inst.n_ops, warm.offsets)
-    assert place_offsets(inst, crowded, warm, Budget.start(30), seed=0) is None
+    assert place_offsets(inst, crowded, warm, TimeBudget.start(30), seed=0) is None
 
 
 def test_a_placement_out_of_nodes_tries_afresh_and_does_not_mark_the_budget_cut(
@@ -56,7 +56,7 @@ def test_a_placement_out_of_nodes_tries_afresh_and_does_not_mark_the_budget_cut(
     warm = construct(inst, build_dag(inst))
     last = max(range(inst.n_ops), key=lambda op: warm.starts[op])
     later = tuple(s + (op == last) for op, s in enumerate(warm.starts))
-    budget = Budget.start(30)
+    budget = TimeBudget.start(30)
     assert place_offsets(inst, Solution(warm.modes, later, warm.offsets), warm, budget,
                          seed=0) is None
     assert [pinned for pinned, _ in calls] == [True, False]
@@ -68,7 +68,7 @@ def test_lns_with_the_engine_is_legal_and_reproducible() -> None:
     inst = build_instance(gemm_problem(blocks=6, k_steps=2, tile=1024), target(capacity=6144))
     dag = build_dag(inst)
     warm = construct(inst, dag)
-    runs = [improve(inst, dag, warm, Budget.start(0.5, wall=60), seed=2, workers=2, lower=0,
+    runs = [improve(inst, dag, warm, TimeBudget.start(0.5, wall=60), seed=2, workers=2, lower=0,
                     placement=True) for _ in range(2)]
     assert runs[0].solution == runs[1].solution
     assert runs[0].solution.makespan(inst) <= warm.makespan(inst)

@@ -8,11 +8,11 @@ import pytest
 from models.errors import InputError
 from models.formats import Problem, Schedule, Target
 from schedsearch.engine import interrupt
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.result import NoSchedule, SolveStatus
 from schedsearch.engine.search import solve_report
 from schedsearch.engine.sequence import TaskSolver, kernels_in_sequence
+from schedsearch.engine.timebudget import TimeBudget
 from tests.search.problems import gemm_problem, target, two_task_problem
 
 
@@ -29,14 +29,14 @@ def _failing_on(task: str, error: Exception) -> TaskSolver:
     interrupt.Interrupted()])
 def test_a_task_that_gets_no_schedule_alone_gives_no_candidate(error: Exception) -> None:
     inst = build_instance(two_task_problem(), target(capacity=4096))
-    assert kernels_in_sequence(inst, Budget.start(2.0), _failing_on("h", error)) is None
+    assert kernels_in_sequence(inst, TimeBudget.start(2.0), _failing_on("h", error)) is None
 
 
 def test_one_task_or_a_spent_budget_gives_no_candidate() -> None:
     single = build_instance(gemm_problem(blocks=2, k_steps=1), target(capacity=4096))
     never = _failing_on("nothing", RuntimeError("not called"))
-    assert kernels_in_sequence(single, Budget.start(2.0), never) is None
-    spent = Budget.start(1.0)
+    assert kernels_in_sequence(single, TimeBudget.start(2.0), never) is None
+    spent = TimeBudget.start(1.0)
     spent.charge(2.0)
     two = build_instance(two_task_problem(), target(capacity=4096))
     assert kernels_in_sequence(two, spent, never) is None
@@ -65,5 +65,5 @@ def test_a_task_gets_its_share_of_the_ops_but_at_least_the_least_time(
                             (0.5 * MIN_TASK_SECONDS, 0.5 * MIN_TASK_SECONDS)):
         assert 1.2 * share < 1 and 2.5 * share > 2.5 - 1  # what the middle limits test
         given.clear()
-        kernels_in_sequence(inst, Budget.start(limit, reproducible=reproducible), solve_task)
+        kernels_in_sequence(inst, TimeBudget.start(limit, reproducible=reproducible), solve_task)
         assert given[0] == pytest.approx(expected, rel=0.05)

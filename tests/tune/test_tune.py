@@ -86,6 +86,25 @@ def test_the_same_seed_gives_the_same_answer() -> None:
     assert first.as_dict() == second.as_dict()
 
 
+def test_a_loaded_machine_gives_the_same_reproducible_answer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every finalist is searched on its share of the work even when the wall clock says
+    the time is gone (the first search is slowed past the whole limit): the answer is
+    the unloaded run's. A guard that estimated the finalists' wall time skipped them."""
+    target = load_target("hexagon-v75")
+    limit = 1.0
+    calm = tune(tiny(), target, time_limit=limit, seed=1, workers=1)
+
+    def slow(*args: object, **kwargs: object) -> object:
+        time.sleep(limit)
+        return solve(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("schedsearch.tuning.joint.solve", slow)
+    loaded = tune(tiny(), target, time_limit=limit, seed=1, workers=1)
+    assert loaded.skipped == 0 and loaded.searched == calm.searched
+    assert loaded.as_dict() == calm.as_dict()
+
+
 def test_the_time_budget_is_respected_with_room_for_overheads(tuned: Tuned) -> None:
     assert tuned.seconds < EXAMPLE_LIMIT + 6.0  # a sanity check, not a benchmark
 

@@ -15,10 +15,10 @@ W independent single-worker runs (different seeds; all but the first randomise t
 search) in W Python threads, which run truly in parallel because ``CpSolver.solve``
 releases the GIL; the best answer wins, the lowest member on ties. Each run stops on
 ``max_number_of_conflicts`` derived from the work granted (calibrated seconds), or at the
-:class:`~schedsearch.engine.budget.Budget`'s wall-clock deadline, which only a machine much
+:class:`~schedsearch.engine.timebudget.TimeBudget`'s wall-clock deadline, which only a machine much
 slower or busier than calibrated reaches; :class:`Outcome` then says the run was cut.
 When the budget is not reproducible (it uses the whole time limit, see
-:mod:`schedsearch.engine.budget`), nothing needs to repeat: one model then gets one run of
+:mod:`schedsearch.engine.timebudget`), nothing needs to repeat: one model then gets one run of
 CP-SAT's own parallel search with W workers (its portfolio of strategies and LNS
 workers), which on PSPLIB J60 ends closer to the best known than W single-worker runs.
 """
@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from schedsearch.engine import interrupt
-from schedsearch.engine.budget import Budget
 from schedsearch.engine.cpsat.constraints import add_memory, add_precedences, add_resources
 from schedsearch.engine.cpsat.objective import makespan_var, minimise_makespan, minimise_peak_memory
 from schedsearch.engine.cpsat.variables import (
@@ -49,6 +48,7 @@ from schedsearch.engine.cpsat.variables import (
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
 from schedsearch.engine.solution import Solution
+from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["Built", "Outcome", "build", "solve_built", "solve_each", "whole_problem",
            "portfolio_seeds", "conflict_cost", "SECONDS_PER_CONFLICT", "WHOLE_MODEL_MAX_OPS"]
@@ -270,7 +270,7 @@ def conflict_cost(built: Built) -> float:
     return SECONDS_PER_CONFLICT * max(SMALL_MODEL_FLOOR, size ** 1.5)
 
 
-def _parallel(jobs: list[tuple[Built, int]], budget: Budget, work: float,
+def _parallel(jobs: list[tuple[Built, int]], budget: TimeBudget, work: float,
               on_objective: Callable[[int], None] | None, first: bool = False,
               threads: int = 1, keep: bool = False) -> list[_Run]:
     """Run each ``(model, seed)`` in a thread of its own, side by side.
@@ -305,7 +305,7 @@ def portfolio_seeds(seed: int, workers: int) -> list[int]:
     return [PORTFOLIO_STRIDE * seed + i for i in range(workers)]
 
 
-def solve_built(built: Built, budget: Budget, *, work: float, seed: int, workers: int,
+def solve_built(built: Built, budget: TimeBudget, *, work: float, seed: int, workers: int,
                 on_objective: Callable[[int], None] | None = None,
                 first: bool = False, keep: bool = False) -> Outcome:
     """A portfolio of ``workers`` single-worker runs of one model with different seeds,
@@ -335,7 +335,7 @@ def solve_built(built: Built, budget: Budget, *, work: float, seed: int, workers
                    cut=budget.cut and not cut_before, earlier=best.earlier)
 
 
-def solve_each(builts: list[Built], budget: Budget, *, work: float,
+def solve_each(builts: list[Built], budget: TimeBudget, *, work: float,
                seeds: list[int]) -> list[Outcome]:
     """Several models (LNS windows, say), one single-worker run each, in parallel."""
     begin = time.perf_counter()

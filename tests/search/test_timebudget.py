@@ -4,25 +4,25 @@ from __future__ import annotations
 
 import time
 
-from schedsearch.engine.budget import Budget
+from schedsearch.engine.timebudget import TimeBudget
 
 
 def test_work_running_out_is_not_a_cut() -> None:
-    budget = Budget.start(1.0, wall=60)
+    budget = TimeBudget.start(1.0, wall=60)
     budget.charge(1.0)
     assert budget.exhausted()
     assert not budget.cut
 
 
 def test_a_passed_deadline_is_a_cut() -> None:
-    budget = Budget.start(100.0, wall=0.0)
+    budget = TimeBudget.start(100.0, wall=0.0)
     time.sleep(0.001)
     assert budget.exhausted()
     assert budget.cut
 
 
 def test_a_share_gets_its_fraction_and_gives_back_what_it_spent() -> None:
-    parent = Budget.start(10.0, wall=60)
+    parent = TimeBudget.start(10.0, wall=60)
     parent.charge(2.0)
     child = parent.share(0.5)
     assert child.work == 4.0

@@ -7,7 +7,7 @@ own work (CP-SAT conflicts, model nodes built) repeats exactly. So every stage s
 and stops when its share is spent: that is the normal stopping rule. The calibration is
 conservative, so on an idle machine the work runs out before the wall clock does. On a
 loaded machine it may not: then the *deadline* cuts the search wherever it is, the answer
-is still the best legal schedule found, and :attr:`Budget.cut` records that this run may
+is still the best legal schedule found, and :attr:`TimeBudget.cut` records that this run may
 not repeat (``meta.reproducible = false``).
 
 Two modes. *Reproducible* (``reproducible=True``): the work granted equals the seconds
@@ -16,6 +16,9 @@ stopping early (the calibration is conservative: on an idle machine a search end
 15-55% of its limit). *Use the time* (``reproducible=False``): the work granted is
 :data:`UNMETERED_WORK`, far more than any limit, so only the deadline stops the search:
 every second the user gives is searched, and the answer depends on the machine's speed.
+
+The tuner's screening spends the same kind of budget (:mod:`schedsearch.tuning.screen`).
+Named *time* budget because a budget alone is, in the formats, a DDR bandwidth budget.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-__all__ = ["Budget", "UNMETERED_WORK"]
+__all__ = ["TimeBudget", "UNMETERED_WORK"]
 
 #: The work a budget that uses its whole time is granted (calibrated seconds): finite, so
 #: that conflict caps derived from it stay integers CP-SAT accepts, and never the limit.
@@ -31,7 +34,7 @@ UNMETERED_WORK = 1e9
 
 
 @dataclass(slots=True)
-class Budget:
+class TimeBudget:
     """``work`` calibrated seconds granted, ``spent`` of them used; ``deadline`` a
     :func:`time.perf_counter` value; ``cut`` once the deadline stopped something;
     ``reproducible`` false when only the deadline is meant to stop the search."""
@@ -44,12 +47,12 @@ class Budget:
 
     @staticmethod
     def start(seconds: float, *, wall: float | None = None, begin: float | None = None,
-              reproducible: bool = True) -> Budget:
+              reproducible: bool = True) -> TimeBudget:
         """A budget of ``seconds`` of work and ``wall`` (default: the same) seconds of
         wall time counted from ``begin`` (default: now). Not ``reproducible``: the work is
         :data:`UNMETERED_WORK`, so the wall clock alone ends the search."""
         now = time.perf_counter() if begin is None else begin
-        return Budget(work=seconds if reproducible else UNMETERED_WORK,
+        return TimeBudget(work=seconds if reproducible else UNMETERED_WORK,
                       deadline=now + (seconds if wall is None else wall),
                       reproducible=reproducible)
 
@@ -72,18 +75,24 @@ class Budget:
     def charge(self, work: float) -> None:
         self.spent += work
 
-    def share(self, fraction: float, *, wall: float | None = None) -> Budget:
+    def share(self, fraction: float, *, wall: float | None = None) -> TimeBudget:
         """A sub-budget for one stage: ``fraction`` of the work left, and ``wall`` (by
         default the same fraction) of the wall time left, so that a stage whose work runs
         slower than calibrated still leaves the later stages their time. Give it back
         with :meth:`absorb`."""
         now = time.perf_counter()
         wall_fraction = fraction if wall is None else wall
-        return Budget(work=max(0.0, self.left) * fraction,
+        return TimeBudget(work=max(0.0, self.left) * fraction,
                       deadline=min(self.deadline, now + wall_fraction * self.wall_left()),
                       reproducible=self.reproducible)
 
-    def within(self, seconds: float) -> Budget:
+    def portion(self, work: float) -> TimeBudget:
+        """A sub-budget of at most ``work`` of the work left, with the same deadline.
+        Give it back with :meth:`absorb`."""
+        return TimeBudget(work=min(work, self.left), deadline=self.deadline,
+                          reproducible=self.reproducible)
+
+    def within(self, seconds: float) -> TimeBudget:
         """A sub-budget for one step that may take at most ``seconds`` of wall time when
         the budget is not reproducible (a wall cap would make the steps' results depend
         on the machine), else the whole budget's share. Give it back with :meth:`absorb`."""
@@ -92,7 +101,7 @@ class Budget:
             return self.share(1.0)
         return self.share(1.0, wall=seconds / left)
 
-    def absorb(self, child: Budget) -> None:
+    def absorb(self, child: TimeBudget) -> None:
         """Charge what a sub-budget spent, and inherit its cut."""
         self.spent += child.spent
         self.cut = self.cut or child.cut
