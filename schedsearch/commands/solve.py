@@ -100,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
                                   progress=shown.progress, source=args.input,
                                   started=started, validated=True)
     except NoSchedule as refused:
-        print(f"schedsearch: no schedule ({refused.status.value}): {refused}",
+        at = f" at granularity={args.granularity}" if args.granularity != "tile" else ""
+        print(f"schedsearch: no schedule ({refused.status.value}{at}): {refused}",
               file=sys.stderr)
         return EXIT_CODES[refused.status]
     document = schedule_to_dict(report.schedule)

@@ -82,14 +82,25 @@ class _Edges:
             self.lags[(pred, succ)] = lag
 
 
-def _cycle_error(graph: nx.DiGraph, names: list[str], what: str) -> InputError:
+class _Cycle(InputError):
+    """Rule CYCLE, with the nodes (indices into the ``names`` it was built with) that its
+    message names, so that a caller can say which tasks the cycle ties."""
+
+    def __init__(self, message: str, nodes: frozenset[int]) -> None:
+        super().__init__(message, path="$.ops", rule="CYCLE")
+        self.nodes = nodes
+
+
+def _cycle_error(graph: nx.DiGraph, names: list[str], what: str) -> _Cycle:
     """CYCLE naming one cycle, with the reasons of its edges that carry a ``why``."""
     cycle = nx.find_cycle(graph)
     ring = " -> ".join([names[u] for u, _ in cycle] + [names[cycle[0][0]]])
     reasons = [f"{names[u]} -> {names[v]}: {graph.edges[u, v]['why']}"
                for u, v in cycle if "why" in graph.edges[u, v]]
     because = f" ({'; '.join(reasons)})" if reasons else ""
-    return InputError(f"{what} form a cycle: {ring}{because}", path="$.ops", rule="CYCLE")
+    nodes = {u for u, _ in cycle}
+    nodes.update(n for u, v in cycle for n in graph.edges[u, v].get("ops", ()))
+    return _Cycle(f"{what} form a cycle: {ring}{because}", frozenset(nodes))
 
 
 def _topological(edges: _Edges, names: list[str], what: str) -> list[int]:
@@ -195,7 +206,7 @@ def _buffer_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]]
     graph = nx.DiGraph()
     graph.add_nodes_from(range(len(names)))
     graph.add_edges_from(base)
-    if not _settle(graph, set(_overwrites(inst, writes, reads)), names):
+    if not _settle(graph, dict(_overwrites(inst, writes, reads)), names):
         raise _cycle_error(graph, names, "the op dependencies (after, RAW) and the orders "
                                          "the overwrites of read values force")
     edges.lags = base
@@ -211,14 +222,17 @@ def _buffer_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]]
 
 
 def _overwrites(inst: Instance, writes: dict[int, list[_Write]],
-                reads: list[_Read]) -> Iterator[tuple[int, int, int]]:
+                reads: list[_Read]) -> Iterator[tuple[tuple[int, int, int], str]]:
     """Op triples ``(p, w, r)``: ``w`` writes bytes that ``r`` reads the value of from its
-    producer ``p``, so ``w`` runs before ``p`` or after ``r`` (STALE_READ)."""
+    producer ``p``, so ``w`` runs before ``p`` or after ``r`` (STALE_READ); each with the
+    access that ties them, as messages name it."""
     for reader, b, span, value in reads:
         producer = _producer(inst, writes[b], reader, b, span, value)
+        what = f"value {value!r}" if value is not None else f"bytes {list(span)}"
+        read = f"{what} of buffer {inst.buffer_names[b]!r}"
         for op, written, _ in writes[b]:
             if op not in (producer, reader) and _intersects(written, span):
-                yield producer, op, reader
+                yield (producer, op, reader), read
 
 
 def _order_writers(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]],
@@ -387,11 +401,11 @@ def _task_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]],
     graph.add_edges_from((task_of[p], task_of[s]) for p, s in edges.lags
                          if task_of[p] != task_of[s])
     shared = {b for b, ws in writes.items() if len({task_of[op] for op, _, _ in ws}) > 1}
-    overwrites = set()
-    for ops in _overwrites(inst, writes, [read for read in reads if read[1] in shared]):
-        triple = tuple(task_of[op] for op in ops)
-        if len(set(triple)) == 3:
-            overwrites.add(triple)
+    overwrites: dict[tuple[int, int, int], str] = {}
+    for (p, w, r), read in _overwrites(inst, writes, [read for read in reads
+                                                       if read[1] in shared]):
+        if len({task_of[p], task_of[w], task_of[r]}) == 3:
+            overwrites.setdefault((task_of[p], task_of[w], task_of[r]), read)
     what = "with granularity=task, the tasks' dependencies (after, RAW, overwrites)"
     if not _settle(graph, overwrites, tasks):
         raise _cycle_error(graph, tasks, what)
@@ -415,24 +429,26 @@ def _task_order(inst: Instance, edges: _Edges, writes: dict[int, list[_Write]],
     return [tasks[k] for k in order]
 
 
-def _settle(graph: nx.DiGraph, overwrites: set[tuple[int, ...]], names: list[str]) -> bool:
+def _settle(graph: nx.DiGraph, overwrites: dict[tuple[int, int, int], str],
+            names: list[str]) -> bool:
     """Add the edges the overwrites ``(p, w, r)`` force (between tasks or ops), until none
     is new: ``w`` before ``r`` forces ``w`` before ``p``; ``p`` before ``w`` forces ``r``
-    before ``w``. False when the edges form a cycle (``graph`` then holds it)."""
+    before ``w``. Each overwrite comes with the read it clobbers, for the edge's ``why``.
+    False when the edges form a cycle (``graph`` then holds it)."""
     changed = True
     while changed:
         if not nx.is_directed_acyclic_graph(graph):
             return False
         changed = False
-        for p, w, r in overwrites:
+        for (p, w, r), read in overwrites.items():
             if nx.has_path(graph, w, p) or nx.has_path(graph, r, w):
                 continue
-            why = f"{names[w]} overwrites a value {names[p]} writes for {names[r]}"
+            why = f"{names[w]} overwrites the {read} that {names[p]} writes for {names[r]}"
             if nx.has_path(graph, w, r):
-                graph.add_edge(w, p, why=why)
+                graph.add_edge(w, p, why=why, ops=(p, w, r))
                 changed = True
             elif nx.has_path(graph, p, w):
-                graph.add_edge(r, w, why=why)
+                graph.add_edge(r, w, why=why, ops=(p, w, r))
                 changed = True
     return True
 
@@ -450,6 +466,29 @@ def _barriers(inst: Instance, edges: _Edges, order: list[str]) -> list[str]:
         for op in members[order[k + 1]]:
             edges.add(node, op)
     return [f"barrier({order[k]}|{order[k + 1]})" for k in range(len(order) - 1)]
+
+
+def _whole_task_cycle(inst: Instance, cycle: _Cycle, order: list[str]) -> InputError:
+    """CYCLE among the ops once the barriers of ``granularity="task"`` keep each task
+    whole, naming the tasks it ties. When the same problem has no cycle at tile
+    granularity, the cycle exists only because the tasks run whole (a task's value is
+    read by another task and overwritten by its own later op, say): the message says so
+    and suggests tile granularity, since "the dependencies form a cycle" alone reads as
+    a broken problem."""
+    named = {inst.op_task[n] for n in cycle.nodes if n < inst.n_ops}
+    named.update(order[n - inst.n_ops + k] for n in cycle.nodes if n >= inst.n_ops
+                 for k in (0, 1))
+    tasks = ", ".join(t for t in order if t in named)
+    try:
+        build_dag(inst, "tile")
+    except InputError:
+        return InputError(f"with granularity=task and the tasks in order {', '.join(order)}, "
+                          f"{cycle.message}", path=cycle.path, rule="CYCLE")
+    return InputError(
+        f"with granularity=task, tasks {tasks} cannot each run whole, one after another (in "
+        f"order {', '.join(order)}): {cycle.message}; the cycle exists only between whole "
+        f"tasks: try --granularity tile, which lets their ops interleave",
+        path=cycle.path, rule="CYCLE")
 
 
 def build_dag(inst: Instance, granularity: str = "tile") -> Dag:
@@ -470,10 +509,14 @@ def build_dag(inst: Instance, granularity: str = "tile") -> Dag:
     if granularity == "task":
         task_order = _task_order(inst, edges, writes, reads)
         names += _barriers(inst, edges, task_order)
-        what = (f"with granularity=task and the tasks in order {', '.join(task_order)}, "
-                f"{what} and the barriers")
-    _buffer_order(inst, edges, writes, reads, names)
-    topo = _topological(edges, names, what)
+        what = f"{what} and the barriers between the tasks"
+    try:
+        _buffer_order(inst, edges, writes, reads, names)
+        topo = _topological(edges, names, what)
+    except _Cycle as cycle:
+        if granularity != "task":
+            raise
+        raise _whole_task_cycle(inst, cycle, task_order) from None
     op_edges = sorted((p, s, lag) for (p, s), lag in edges.lags.items())
     preds: list[list[tuple[int, int]]] = [[] for _ in names]
     succs: list[list[tuple[int, int]]] = [[] for _ in names]

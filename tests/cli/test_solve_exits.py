@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from models.formats import Problem, Target, problem_to_dict, target_to_dict
+from models.formats import Buffer, Problem, Target, Task, problem_to_dict, target_to_dict
 from schedsearch.cli import main
 from schedsearch.engine import search as api
 from schedsearch.engine.cpsat.model import Outcome
 from schedsearch.engine.result import NoSchedule, SolveStatus
-from tests.search.problems import gemm_problem, packing_problem, target
+from tests.search.problems import compute, gemm_problem, packing_problem, target
 
 
 def _files(tmp_path: Path, problem: Problem, tgt: Target) -> tuple[str, str]:
@@ -56,6 +56,20 @@ def test_contradicting_dependencies_are_infeasible_exit_1(
     assert code == 1
     assert "INFEASIBLE" in err and "CYCLE" in err and first in err
     assert not out.exists()
+
+
+def test_a_cycle_only_whole_tasks_have_names_the_granularity_in_the_status(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """t0.get reads t1's value v, which t1.over reads and overwrites (issue 34)."""
+    ops = {"t0.get": compute("t0", [("x", "v")], []),
+           "t1.put": compute("t1", [], [("x", "v")]),
+           "t1.over": compute("t1", [("x", "v")], [("x", "u")])}
+    problem = Problem("whole", {}, {"t0": Task("k"), "t1": Task("k")},
+                      {"x": Buffer("M", 64)}, ops)
+    code, err, out = _solve(tmp_path, problem, target(), capsys, "--granularity", "task")
+    assert code == 1 and not out.exists()
+    assert "no schedule (INFEASIBLE at granularity=task)" in err
+    assert "CYCLE" in err and "try --granularity tile" in err
 
 
 def test_no_schedule_within_the_limit_is_exit_1_saying_so(

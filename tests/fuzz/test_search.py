@@ -201,6 +201,55 @@ def test_task_search_backtracks_out_of_a_writer_order_that_leaves_no_way_on() ->
     _pinned(_DEAD_WRITE_FIRST_WITNESS, "task")
 
 
+def test_task_granularity_names_a_cycle_that_only_whole_tasks_have() -> None:
+    """Found by the long profile (issue 34): t1.op0 writes b0@0, t0.op0 (another task)
+    reads it, t1.op4 reads it too and then overwrites it. Whole tasks cannot run t0.op0
+    between t1.op0 and t1.op4, so granularity=task has no schedule; the refusal was an
+    op-level CYCLE that did not name the granularity. It now names it, the tasks, the
+    value that ties them and suggests tile granularity, where the witness is legal."""
+    _pinned(_WHOLE_TASK_CYCLE_WITNESS)
+    with pytest.raises(InputError) as refused:
+        _solve(_WHOLE_TASK_CYCLE_WITNESS, "task", 0)
+    message = refused.value.message
+    assert refused.value.rule == "CYCLE" and "granularity=task" in message, message
+    assert "tasks t1, t0 cannot each run whole" in message, message
+    assert "'b0.s0@0' of buffer 'b0'" in message and "t0.op0" in message, message
+    assert "try --granularity tile" in message, message
+
+
+_WHOLE_TASK_CYCLE_WITNESS: dict[str, Any] = {
+    "format": "npu-schedule/1",
+    "target": {"format": "npu-target/1", "name": "fuzz", "time_unit": "ns",
+               "lanes": {"DMA": 1}, "budgets": {"DDR_BW": 1},
+               "memories": {"VTCM": {"capacity_bytes": 1, "alignment_bytes": 1}},
+               "costs": {}},
+    "problem": {
+        "format": "npu-problem/1", "name": "fuzz", "tensors": {},
+        "tasks": {"t0": {"kind": "gemm"}, "t1": {"kind": "gemm", "space": [[0, 3]]}},
+        "buffers": {"b0": {"memory": "VTCM", "size": 1, "align": 1}},
+        "ops": {
+            "t0.op0": {"task": "t0", "modes": [{"duration": 1}],
+                       "reads": [{"buffer": "b0", "value": "b0.s0@0"}]},
+            "t1.op0": {"task": "t1", "space": [[0, 1]], "modes": [{"duration": 1}],
+                       "writes": [{"buffer": "b0", "value": "b0.s0@0"}]},
+            "t1.op1": {"task": "t1", "space": [[1, 2]], "modes": [{"duration": 1}]},
+            "t1.op2": {"task": "t1", "space": [[2, 3]], "modes": [{"duration": 1}]},
+            "t1.op3": {"task": "t1",
+                       "modes": [{"duration": 2}, {"duration": 1}, {"duration": 1}]},
+            "t1.op4": {"task": "t1", "modes": [{"duration": 1}],
+                       "reads": [{"buffer": "b0", "value": "b0.s0@0"}],
+                       "writes": [{"buffer": "b0", "value": "b0.s0@1"}]}},
+        "after": [["t1.op3", "t1.op4"]]},
+    "ops": {"t0.op0": {"mode": 0, "start": 1, "end": 2, "units": {}},
+            "t1.op0": {"mode": 0, "start": 0, "end": 1, "units": {}},
+            "t1.op1": {"mode": 0, "start": 0, "end": 1, "units": {}},
+            "t1.op2": {"mode": 0, "start": 0, "end": 1, "units": {}},
+            "t1.op3": {"mode": 0, "start": 0, "end": 2, "units": {}},
+            "t1.op4": {"mode": 0, "start": 2, "end": 3, "units": {}}},
+    "buffers": {"b0": {"offset": 0, "alloc": 0, "free": 3}},
+    "makespan": 3}
+
+
 _WAR_ACROSS_BUFFERS_WITNESS: dict[str, Any] = json.loads(
     '{"format": "npu-schedule/1", "target": {"format": "npu-target/1", "name": "fuzz", "t'
     'ime_unit": "ns", "lanes": {"DMA": 1, "HVX": 1, "HMX": 2}, "budgets": {}, "memories":'

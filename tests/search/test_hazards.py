@@ -140,3 +140,31 @@ def test_task_granularity_orders_writers_within_a_task_against_a_later_reader() 
     edges = _edges(problem, "task")
     assert ("t0.over", "t0.put") in edges and ("t0.put", "t1.get") in edges
     assert verify(solve(problem, target(), time_limit=1, granularity="task")) == []
+
+
+def test_task_granularity_names_a_cycle_only_whole_tasks_have_and_suggests_tile() -> None:
+    """t1.put writes v, t0.get reads it, t1.over overwrites it after reading it: whole
+    tasks cannot fit t0.get between t1's two ops, but tiles can."""
+    ops = {"t0.get": compute("t0", [("x", "v")], []),
+           "t1.put": compute("t1", [], [("x", "v")]),
+           "t1.over": compute("t1", [("x", "v")], [("x", "u")])}
+    problem = Problem("whole", {}, {"t0": Task("k"), "t1": Task("k")},
+                      {"x": Buffer("M", 64)}, ops)
+    with pytest.raises(InputError) as error:
+        _edges(problem, "task")
+    message = error.value.message
+    assert error.value.rule == "CYCLE" and "granularity=task" in message
+    assert "tasks t1, t0 cannot each run whole" in message
+    assert "value 'v' of buffer 'x'" in message and "--granularity tile" in message
+    assert verify(solve(problem, target(), time_limit=1, granularity="tile")) == []
+
+
+def test_task_granularity_does_not_suggest_tile_for_a_cycle_tiles_have_too() -> None:
+    ops = {"a": compute("t0", [], []), "b": compute("t0", [], []),
+           "c": compute("t1", [], [])}
+    problem = Problem("cyc", {}, {"t0": Task("k"), "t1": Task("k")}, {}, ops,
+                      after=(("a", "b"), ("b", "a")))
+    with pytest.raises(InputError) as error:
+        _edges(problem, "task")
+    assert error.value.rule == "CYCLE" and "granularity=task" in error.value.message
+    assert "tile" not in error.value.message
