@@ -84,6 +84,23 @@ def layer(module: str) -> str:
     return "features"
 
 
+def stale_imports(folders: tuple[str, ...]) -> list[str]:
+    """Imports in ``folders`` of a project module that this tree does not have. Such an
+    import can still succeed, through an editable install of another checkout, which
+    would hide a module that moved."""
+    modules = _modules()
+    stale = []
+    for folder in folders:
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module] if isinstance(node, ast.ImportFrom)
+                         and node.module and not node.level else [])
+                stale += [f"{path.relative_to(ROOT)}: {name}" for name in names
+                          if name.split(".")[0] in PACKAGES and name not in modules]
+    return stale
+
+
 @pytest.fixture(scope="module")
 def graph() -> nx.DiGraph:
     return import_graph()
@@ -93,6 +110,10 @@ def test_the_graph_sees_function_level_imports(graph: nx.DiGraph) -> None:
     # commands.solve imports the checker inside run(), only for --verify
     assert any(b.startswith("checker") for b in graph.successors("schedsearch.commands.solve"))
     assert graph.has_edge("schedsearch.commands.solve", "schedsearch.engine.search")
+
+
+def test_every_import_names_a_module_of_this_tree() -> None:
+    assert stale_imports(("models", "schedsearch", "checker", "tests", "benchmarks")) == []
 
 
 def test_no_import_cycle(graph: nx.DiGraph) -> None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from ops_helpers import one_task
-from tiling_checks import assert_reads_ordered_after_writes, assert_spaces_partition
 
 from models.ops.builder import Block, box_tag, split
+from tests.models.ops_helpers import one_task
+from tests.models.tiling_checks import assert_reads_ordered_after_writes, assert_spaces_partition
 
 
 def test_split_gives_a_shorter_edge_block() -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from ops_helpers import one_task
-from tiling_checks import assert_well_tiled
+
+from tests.models.ops_helpers import one_task
+from tests.models.tiling_checks import assert_well_tiled
 
 
 @given(rows=st.integers(1, 200), cols=st.integers(1, 300), block=st.integers(1, 80))

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from ops_helpers import one_task
-from tiling_checks import assert_well_tiled
+
+from tests.models.ops_helpers import one_task
+from tests.models.tiling_checks import assert_well_tiled
 
 
 @pytest.mark.parametrize("target", ["hexagon-v75", "ascend-910b-core"])

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from tiling_checks import assert_well_tiled
 
 from checker import verify
 from models.errors import InputError
@@ -29,6 +28,7 @@ from models.workload import (
     tile,
     workload_from_dict,
 )
+from tests.models.tiling_checks import assert_well_tiled
 
 PAIR = {"name": "w", "target": "hexagon-v75", "tasks": [
     {"name": "g0", "kind": "gemm", "M": 128, "N": 128, "K": 128},

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from ops_helpers import one_task
-from tiling_checks import assert_well_tiled
 
 from models.errors import InputError
 from models.ops import attention
+from tests.models.ops_helpers import one_task
+from tests.models.tiling_checks import assert_well_tiled
 
 
 def test_grouped_query_heads_share_their_kv_blocks() -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from ops_helpers import one_task
-from tiling_checks import assert_well_tiled
 
 from models.errors import InputError
 from models.ops import binary
 from models.targets import load_target
 from models.workload import tile, workload_from_dict
+from tests.models.ops_helpers import one_task
+from tests.models.tiling_checks import assert_well_tiled
 
 SHAPES = {"none": (50, 24), "row": (24,), "col": (50, 1), "scalar": (1,)}
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from ops_helpers import one_task
 
 from models.cost import cost_model, matrix_ns
 from models.dtypes import DTYPE_BYTES
 from models.errors import InputError
 from models.targets import load_target, target_names
+from tests.models.ops_helpers import one_task
 
 
 def test_int8_runs_at_its_own_rate_with_int32_accumulators() -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from ops_helpers import one_task
-from tiling_checks import assert_well_tiled
 
 from models.cost import cost_model
 from models.ops import gemm
 from models.targets import load_target
+from tests.models.ops_helpers import one_task
+from tests.models.tiling_checks import assert_well_tiled
 
 
 def test_batches_stack_along_rows() -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from paths_workloads import CHAIN, COPIES, OPTIONS, PAIR, tiled
 
 from models.formats import Problem, Target
 from schedsearch.paths import Comparison, compare
+from tests.paths.paths_workloads import CHAIN, COPIES, OPTIONS, PAIR, tiled
 
 
 @pytest.fixture(scope="session")

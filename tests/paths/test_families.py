@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from schedsearch.families import (
+
+from tests.paths.families import (
     ShapeCosts,
     break_even_calls,
     choose_specialisations,

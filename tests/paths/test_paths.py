@@ -6,7 +6,6 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from paths_workloads import OPTIONS
 
 from checker import verify
 from models.cost import evaluate, overheads
@@ -20,6 +19,7 @@ from schedsearch.paths import (
     compare,
     speedup_bound,
 )
+from tests.paths.paths_workloads import OPTIONS
 
 WORKLOADS = ("pair", "chain", "copies")
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from paths_workloads import OPTIONS, PAIR, tiled
 
 from checker import verify
 from models.errors import InputError
@@ -26,6 +25,7 @@ from schedsearch.plans import (
     select,
     write_plan,
 )
+from tests.paths.paths_workloads import OPTIONS, PAIR, tiled
 
 
 @pytest.fixture(scope="module")

@@ -1,14 +1,14 @@
 """place(): statuses, optimality against a brute-force oracle, alignment and pins."""
 
 import pytest
-from conftest import smallest_capacity
-from helpers import guillotine
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from models.errors import InputError
 from schedsearch.engine.placement import PlacementBuffer, place, validate_placement
 from tests.fuzz._budget import examples
+from tests.placement.helpers import guillotine
+from tests.placement.oracle import smallest_capacity
 
 #: Tiny instances of our own with their smallest capacity (checked by the oracle below).
 KNOWN = {

@@ -2,11 +2,11 @@ import random
 import time
 
 import pytest
-from conftest import smallest_capacity
-from helpers import guillotine
 
 from schedsearch.engine.placement import PlacementBuffer, validate_placement
 from schedsearch.engine.placement.exact import search
+from tests.placement.helpers import guillotine
+from tests.placement.oracle import smallest_capacity
 
 
 def run(buffers, capacity, seconds=10.0, seed=0, max_nodes=None):

@@ -1,7 +1,6 @@
-from helpers import guillotine
-
 from schedsearch.engine.placement import PlacementBuffer, first_fit_offset, validate_placement
 from schedsearch.engine.placement.greedy import ORDERS, greedy_portfolio
+from tests.placement.helpers import guillotine
 
 
 def test_first_fit_takes_the_lowest_aligned_hole():

@@ -1,9 +1,8 @@
 """The project's checker judges placements through the schedule converter."""
 
-from helpers import guillotine
-
 import checker
 from schedsearch.engine.placement import PlacementBuffer, place, placement_to_schedule_document
+from tests.placement.helpers import guillotine
 
 
 def verify(buffers, offsets, capacity, alignment=1):

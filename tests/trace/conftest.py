@@ -6,9 +6,9 @@ import copy
 from typing import Any
 
 import pytest
-from trace_fixture import SCHEDULE
 
 from models.formats import Schedule, schedule_from_dict
+from tests.trace.trace_fixture import SCHEDULE
 
 
 @pytest.fixture

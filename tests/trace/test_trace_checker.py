@@ -6,12 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from trace_fixture import SCHEDULE
-
 import checker
 from models.formats import schedule_from_dict
 from schedsearch.cli import main
 from schedsearch.trace import schedule_to_trace, violations_from_dict
+from tests.trace.trace_fixture import SCHEDULE
 
 
 def test_the_hand_made_fixture_is_legal() -> None:

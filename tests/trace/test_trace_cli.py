@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from trace_fixture import SCHEDULE
 
 from schedsearch.cli import main
+from tests.trace.trace_fixture import SCHEDULE
 
 
 @pytest.fixture

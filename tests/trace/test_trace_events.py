@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from trace_fixture import PEAK_DDR, PEAK_VTCM, SCHEDULE
 
 from models.cost import evaluate
 from models.errors import InputError
@@ -22,6 +21,7 @@ from schedsearch.trace import (
     step_series,
     violations_from_dict,
 )
+from tests.trace.trace_fixture import PEAK_DDR, PEAK_VTCM, SCHEDULE
 
 LANES, TASKS, RESOURCES = 1, 2, 3
 

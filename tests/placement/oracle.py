@@ -1,4 +1,4 @@
-"""Shared helpers: an independent brute-force oracle for the smallest capacity."""
+"""An independent brute-force oracle for the smallest capacity."""
 
 from __future__ import annotations
 
