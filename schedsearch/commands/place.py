@@ -17,6 +17,7 @@ from schedsearch.engine.placement import (
     read_csv,
     write_csv,
 )
+from schedsearch.engine.result import SolveStatus
 from schedsearch.output import output_file_only
 
 
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{result.status}: {peak}, lower bound {result.lower_bound}, "
           f"{len(buffers)} buffers, {result.wall_s:.2f} s ({result.method})")
     if not result.placed:
-        if result.status == "INFEASIBLE":
+        if result.status is SolveStatus.INFEASIBLE:
             print(f"infeasible: no placement fits capacity {args.capacity} ({result.method})")
         else:
             print(f"timed out after {args.time_limit:g} s without a placement")

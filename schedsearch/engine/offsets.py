@@ -19,6 +19,7 @@ from __future__ import annotations
 from models.errors import InputError
 from schedsearch.engine.instance import Instance
 from schedsearch.engine.placement import PlacementBuffer, place
+from schedsearch.engine.result import SolveStatus
 from schedsearch.engine.solution import Solution, buffer_windows
 from schedsearch.engine.timebudget import TimeBudget
 
@@ -70,8 +71,9 @@ def place_offsets(inst: Instance, solution: Solution, incumbent: Solution, budge
                 for b in members:
                     offsets[b] = result.offsets[inst.buffer_names[b]]
                 break
-            if result.status == "TIMEOUT" or budget.exhausted():
-                budget.cut = budget.cut or result.status == "TIMEOUT"
+            timed_out = result.status is SolveStatus.NO_SOLUTION_IN_TIME
+            if timed_out or budget.exhausted():
+                budget.cut = budget.cut or timed_out
                 return None
         else:
             return None

@@ -16,8 +16,11 @@ __all__ = ["SolveStatus", "SolveStats", "NoSchedule", "EXIT_CODES", "INFEASIBLE_
            "GAVE_UP_RULES", "refusal"]
 
 
-class SolveStatus(enum.Enum):
-    """How a solve ended."""
+class SolveStatus(enum.StrEnum):
+    """How a search ended: a solve, and a buffer placement (:mod:`.placement`, whose
+    exact search reports ``FEASIBLE`` for a placement found within a capacity, and
+    ``NO_SOLUTION_FOUND`` when it used the caller's node budget). A string enum: the
+    value is the name, as files and messages write it."""
 
     #: a schedule whose makespan equals a proven lower bound
     OPTIMAL = "OPTIMAL"

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from models.errors import InputError
 from schedsearch.engine.placement import PlacementBuffer, place, validate_placement
+from schedsearch.engine.result import SolveStatus
 from tests.fuzz._budget import examples
 from tests.placement.helpers import guillotine
 from tests.placement.oracle import smallest_capacity
@@ -123,10 +124,11 @@ def test_minimise_matches_the_oracle_and_capacity_mode_agrees(buffers):
 
 def test_a_node_budget_ends_a_hopeless_search_quickly():
     """An instance the exact search does not settle in seconds (greedy fails on it): with
-    ``max_nodes`` the engine gives up after that many nodes, as ``NODE_LIMIT``, not
-    ``TIMEOUT``, and the same way every time; the search inside ``solve`` relies on it."""
+    ``max_nodes`` the engine gives up after that many nodes, as ``NO_SOLUTION_FOUND``, not
+    ``NO_SOLUTION_IN_TIME``, and the same way every time; the search inside ``solve`` relies
+    on it."""
     buffers = guillotine(seed=2, cuts=120, capacity=256, horizon=256)
     results = [place(buffers, 256, time_limit=30.0, max_nodes=50) for _ in range(2)]
-    assert [(r.status, r.offsets) for r in results] == [("NODE_LIMIT", {})] * 2
+    assert [(r.status, r.offsets) for r in results] == [(SolveStatus.NO_SOLUTION_FOUND, {})] * 2
     assert results[0].stats["nodes"] == results[1].stats["nodes"] <= 51
     assert results[0].wall_s < 5.0

@@ -56,10 +56,10 @@ def test_output_is_written_whole_or_not_at_all(tmp_path: Path, monkeypatch) -> N
     out = tmp_path / "s.json"
     out.write_text("previous")
 
-    def broken_dump(*args, **kwargs):
+    def broken_dumps(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(json, "dump", broken_dump)
+    monkeypatch.setattr(json, "dumps", broken_dumps)
     with pytest.raises(RuntimeError):
         main(["solve", "rmsnorm-gemm-chain-v75", "-o", str(out), "--time-limit", "0.5"])
     assert out.read_text() == "previous"

@@ -13,6 +13,7 @@ from schedsearch.engine.instance import build_instance
 from schedsearch.engine.lns import improve
 from schedsearch.engine.offsets import place_offsets
 from schedsearch.engine.placement import PlacementResult
+from schedsearch.engine.result import SolveStatus
 from schedsearch.engine.solution import Solution, to_schedule
 from schedsearch.engine.timebudget import TimeBudget
 from tests.search.problems import gemm_problem, target, verify
@@ -49,7 +50,7 @@ def test_a_placement_out_of_nodes_tries_afresh_and_does_not_mark_the_budget_cut(
 
     def out_of_nodes(items, capacity, **kwargs):  # type: ignore[no-untyped-def]
         calls.append((any(b.offset is not None for b in items), kwargs.get("max_nodes")))
-        return PlacementResult("NODE_LIMIT", {}, 0, 0, 0.0, "exact", {"nodes": 7})
+        return PlacementResult(SolveStatus.NO_SOLUTION_FOUND, {}, 0, 0, 0.0, "exact", {"nodes": 7})
 
     monkeypatch.setattr(offsets, "place", out_of_nodes)
     inst = build_instance(gemm_problem(blocks=3, k_steps=2, tile=1024), target(capacity=4096))

@@ -19,7 +19,6 @@ from schedsearch.engine.placement.csvio import parse_csv, read_csv, write_csv
 from schedsearch.engine.placement.engine import place
 from schedsearch.engine.placement.greedy import first_fit_offset
 from schedsearch.engine.placement.problem import (
-    STATUSES,
     PlacementBuffer,
     PlacementResult,
     lower_bound,
@@ -28,6 +27,6 @@ from schedsearch.engine.placement.problem import (
 from schedsearch.engine.placement.schedule import placement_to_schedule_document
 from schedsearch.engine.placement.validate import PlacementViolation, validate_placement
 
-__all__ = ["PlacementBuffer", "PlacementResult", "PlacementViolation", "STATUSES", "place",
+__all__ = ["PlacementBuffer", "PlacementResult", "PlacementViolation", "place",
            "first_fit_offset", "read_csv", "parse_csv", "write_csv", "validate_placement",
            "placement_to_schedule_document", "max_load", "lower_bound"]

@@ -31,6 +31,7 @@ from schedsearch.engine.placement.problem import (
     lower_bound,
 )
 from schedsearch.engine.placement.validate import validate_placement
+from schedsearch.engine.result import SolveStatus
 
 __all__ = ["place", "EXACT_MAX_BUFFERS"]
 
@@ -47,8 +48,8 @@ def place(buffers: Iterable[PlacementBuffer], capacity: int | None, *,
     ``offset``.
 
     With ``capacity``, every buffer must end at or below it: the status is ``OPTIMAL``
-    when placed, ``INFEASIBLE`` when proved impossible, ``TIMEOUT`` otherwise, or
-    ``NODE_LIMIT`` when the exact search used ``max_nodes`` nodes (a budget that, unlike
+    when placed, ``INFEASIBLE`` when proved impossible, ``NO_SOLUTION_IN_TIME`` otherwise,
+    or ``NO_SOLUTION_FOUND`` when the exact search used ``max_nodes`` nodes (a budget that, unlike
     the time limit, stops at the same point on every machine). Without it
     (minimise mode) the peak is made as small as the time allows: ``OPTIMAL`` when it
     is proved smallest, ``FEASIBLE`` otherwise. ``lower_bound`` is the max-load bound.
@@ -63,7 +64,7 @@ def place(buffers: Iterable[PlacementBuffer], capacity: int | None, *,
                          path="$.capacity")
     bound = lower_bound(items)
 
-    def result(status: str, offsets: dict[str, int], method: str,
+    def result(status: SolveStatus, offsets: dict[str, int], method: str,
                **stats: int) -> PlacementResult:
         peak = max((offsets[b.id] + b.size for b in items), default=0) if offsets else 0
         if offsets:
@@ -75,17 +76,17 @@ def place(buffers: Iterable[PlacementBuffer], capacity: int | None, *,
 
     refusal = _pinned_refusal(items, capacity)
     if refusal:
-        return result("INFEASIBLE", {}, refusal)
+        return result(SolveStatus.INFEASIBLE, {}, refusal)
     if capacity is not None:
         if bound > capacity:
-            return result("INFEASIBLE", {}, "max-load bound")
+            return result(SolveStatus.INFEASIBLE, {}, "max-load bound")
         offsets, peak, label = greedy_portfolio(items, seed=seed, capacity=capacity,
                                                 deadline=deadline)
         if peak <= capacity:
-            return result("OPTIMAL", offsets, label)
+            return result(SolveStatus.OPTIMAL, offsets, label)
         status, offsets, nodes = _exact(items, capacity, deadline, seed, max_nodes)
-        if status == "FOUND":
-            return result("OPTIMAL", offsets, "exact", nodes=nodes)
+        if status is SolveStatus.FEASIBLE:
+            return result(SolveStatus.OPTIMAL, offsets, "exact", nodes=nodes)
         return result(status, {}, "exact", nodes=nodes)
     # Minimise mode: greedy for an upper bound, then exact probes below it.
     offsets, peak, label = greedy_portfolio(items, seed=seed,
@@ -102,16 +103,16 @@ def place(buffers: Iterable[PlacementBuffer], capacity: int | None, *,
             status, found, nodes = _exact(items, probe, now + (deadline - now) / 2, seed,
                                           max_nodes)
             nodes_total += nodes
-            if status == "FOUND":
+            if status is SolveStatus.FEASIBLE:
                 offsets, method = found, "exact"
                 peak = max(found[b.id] + b.size for b in items)
                 high = peak - 1
-            elif status == "INFEASIBLE":
+            elif status is SolveStatus.INFEASIBLE:
                 proved = low = probe + 1
             else:  # timed out: no information, look higher where it is easier
                 low = probe + 1
             probe = (low + high) // 2
-    status = "OPTIMAL" if peak <= proved else "FEASIBLE"
+    status = SolveStatus.OPTIMAL if peak <= proved else SolveStatus.FEASIBLE
     return result(status, offsets, method, nodes=nodes_total, proved_bound=proved)
 
 
@@ -124,13 +125,13 @@ def _pinned_refusal(items: list[PlacementBuffer], capacity: int | None) -> str:
 
 
 def _exact(items: list[PlacementBuffer], capacity: int, deadline: float,
-           seed: int, max_nodes: int | None) -> tuple[str, dict[str, int], int]:
+           seed: int, max_nodes: int | None) -> tuple[SolveStatus, dict[str, int], int]:
     """Run the exact search; buffers it leaves out (never live) go to 0 or their pin."""
     outcome = search([b.lower for b in items], [b.upper for b in items],
                      [b.size for b in items], [b.align for b in items],
                      [-1 if b.offset is None else b.offset for b in items],
                      capacity, deadline=deadline, seed=seed, max_nodes=max_nodes)
-    if outcome.status != "FOUND":
+    if outcome.status is not SolveStatus.FEASIBLE:
         return outcome.status, {}, outcome.nodes
     offsets = {b.id: outcome.offsets.get(i, b.offset or 0) for i, b in enumerate(items)}
-    return "FOUND", offsets, outcome.nodes
+    return SolveStatus.FEASIBLE, offsets, outcome.nodes

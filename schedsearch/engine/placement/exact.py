@@ -44,6 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedsearch.engine.result import SolveStatus
+
 __all__ = ["ExactOutcome", "search", "PREORDERS"]
 
 #: Preorders tried in turn (MiniMalloc's defaults): W = lifetime length, A = area
@@ -65,10 +67,11 @@ class _Deadline(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ExactOutcome:
-    """``status``: ``FOUND`` (``offsets`` filled), ``INFEASIBLE``, ``TIMEOUT`` (the
-    deadline) or ``NODE_LIMIT`` (the caller's node budget: the same on every machine)."""
+    """``status``: ``FEASIBLE`` (``offsets`` filled), ``INFEASIBLE``, ``NO_SOLUTION_IN_TIME``
+    (the deadline) or ``NO_SOLUTION_FOUND`` (the caller's node budget: the same on every
+    machine)."""
 
-    status: str
+    status: SolveStatus
     offsets: dict[int, int]
     nodes: int
 
@@ -414,7 +417,7 @@ def search(lower: Sequence[int], upper: Sequence[int], size: Sequence[int],
     live = [i for i in range(len(size)) if upper[i] > lower[i] and size[i] > 0]
     free = [i for i in live if pinned[i] < 0]
     if not free:
-        return ExactOutcome("FOUND", {}, 0)
+        return ExactOutcome(SolveStatus.FEASIBLE, {}, 0)
     sections, ranges = _sections(lower, upper, live)
     free_set = set(free)
     rng = np.random.default_rng(seed) if seed else None
@@ -428,12 +431,12 @@ def search(lower: Sequence[int], upper: Sequence[int], size: Sequence[int],
             status, found, nodes = _solve_component(
                 part, free_set, lower, upper, size, align, pinned, sections, ranges,
                 capacity, deadline, rng, preorders, nodes, max_nodes)
-            if status != "FOUND":
+            if status is not SolveStatus.FEASIBLE:
                 return ExactOutcome(status, {}, nodes)
             offsets.update(found)
     finally:
         sys.setrecursionlimit(old_limit)
-    return ExactOutcome("FOUND", offsets, nodes)
+    return ExactOutcome(SolveStatus.FEASIBLE, offsets, nodes)
 
 
 def _solve_component(part: list[int], free_set: set[int], lower: Sequence[int],
@@ -488,11 +491,11 @@ def _solve_component(part: list[int], free_set: set[int], lower: Sequence[int],
             except _Abort:
                 nodes = engine.nodes
                 if max_nodes is not None and nodes >= max_nodes:
-                    return "NODE_LIMIT", {}, nodes
+                    return SolveStatus.NO_SOLUTION_FOUND, {}, nodes
                 continue
             except _Deadline:
-                return "TIMEOUT", {}, engine.nodes
+                return SolveStatus.NO_SOLUTION_IN_TIME, {}, engine.nodes
             nodes = engine.nodes
             if not found:
-                return "INFEASIBLE", {}, nodes
-            return "FOUND", {part[i]: x for i, x in engine.solution.items()}, nodes
+                return SolveStatus.INFEASIBLE, {}, nodes
+            return SolveStatus.FEASIBLE, {part[i]: x for i, x in engine.solution.items()}, nodes

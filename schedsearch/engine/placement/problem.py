@@ -12,16 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from models.errors import InputError
+from schedsearch.engine.result import SolveStatus
 
-__all__ = ["PlacementBuffer", "PlacementResult", "STATUSES", "check_buffers", "max_load",
-           "lower_bound"]
-
-#: ``OPTIMAL``: capacity mode solved, or minimise mode with the peak proved smallest.
-#: ``FEASIBLE``: minimise mode, a placement whose optimality is not proved.
-#: ``INFEASIBLE``: proved that no placement fits. ``TIMEOUT``: no placement, no proof.
-#: ``NODE_LIMIT``: as ``TIMEOUT``, stopped by the caller's node budget instead of the
-#: clock (the search uses it; the ``place`` command never sets one).
-STATUSES = ("OPTIMAL", "FEASIBLE", "INFEASIBLE", "TIMEOUT", "NODE_LIMIT")
+__all__ = ["PlacementBuffer", "PlacementResult", "check_buffers", "max_load", "lower_bound"]
 
 
 def _is_int(value: object) -> bool:
@@ -81,7 +74,12 @@ class PlacementResult:
     max-load bound (see :func:`lower_bound`); ``method`` names what found or refuted it.
     """
 
-    status: str
+    #: ``OPTIMAL``: capacity mode solved, or minimise mode with the peak proved smallest;
+    #: ``FEASIBLE``: minimise mode, a placement whose optimality is not proved;
+    #: ``INFEASIBLE``: proved that no placement fits; ``NO_SOLUTION_IN_TIME``: no
+    #: placement, no proof; ``NO_SOLUTION_FOUND``: the same, stopped by the caller's node
+    #: budget instead of the clock (the search uses it; ``place`` never sets one).
+    status: SolveStatus
     offsets: dict[str, int]
     peak: int
     lower_bound: int
@@ -91,7 +89,7 @@ class PlacementResult:
 
     @property
     def placed(self) -> bool:
-        return self.status in ("OPTIMAL", "FEASIBLE")
+        return self.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
 
 
 def check_buffers(buffers: Iterable[PlacementBuffer]) -> list[PlacementBuffer]:
