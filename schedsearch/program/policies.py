@@ -1,4 +1,4 @@
-"""Four runtime policies, each a :class:`~schedsearch.program.simulate.Plan` of one problem.
+"""Four runtime policies, each a :class:`~schedsearch.program.simulate.RunPlan` of one problem.
 
 - ``program``: the program itself: static queues, a wait costs ``event_ns`` after the op
   it waits for ends; one launch (``launch_ns``) before anything starts.
@@ -36,7 +36,7 @@ from schedsearch.program.lower import lower
 from schedsearch.program.model import Program
 from schedsearch.program.orders import needed_orders
 from schedsearch.program.reach import Cycle, Reach
-from schedsearch.program.simulate import Plan
+from schedsearch.program.simulate import RunPlan
 
 __all__ = ["Policy", "PolicyPlan", "plan_policy", "program_plan"]
 
@@ -54,13 +54,13 @@ class PolicyPlan:
     indices; empty for the dynamic runtime) for the share of time waiting on events."""
 
     policy: Policy
-    plan: Plan
+    plan: RunPlan
     static_makespan: int
     queues: list[list[int]]
 
 
 def _base(schedule: Schedule) -> dict[str, Any]:
-    """Per-op fields every plan shares (:class:`Plan`'s keywords): names, modelled
+    """Per-op fields every plan shares (:class:`RunPlan`'s keywords): names, modelled
     duration, lane kind, draws, units held, capacities."""
     target, problem = schedule.target, schedule.problem
     names = list(schedule.ops)
@@ -86,7 +86,7 @@ def _base(schedule: Schedule) -> dict[str, Any]:
 
 
 def _static(program: Program, costs: Overheads, phases: Sequence[Sequence[str]] = (),
-            phase_cost: int = 0, first_release: int | None = None) -> tuple[Plan,
+            phase_cost: int = 0, first_release: int | None = None) -> tuple[RunPlan,
                                                                               list[list[int]]]:
     """Queues and waits of ``program``, with a virtual node between consecutive phases
     that costs ``phase_cost``; waits from an earlier phase to a later one are dropped."""
@@ -119,7 +119,7 @@ def _static(program: Program, costs: Overheads, phases: Sequence[Sequence[str]] 
     extra = len(names) - n
     release = np.full(len(names), costs.launch_ns if first_release is None else first_release)
     release[n:] = 0
-    plan = Plan(
+    plan = RunPlan(
         names=names, ops=n, duration=np.r_[base["duration"], np.zeros(extra, np.int64)],
         kind=base["kind"], release=release, src=np.asarray(src, np.int64),
         dst=np.asarray(dst, np.int64), delay=np.asarray(delay, float),
@@ -148,7 +148,7 @@ def _dynamic_plan(program: Program, costs: Overheads) -> PolicyPlan:
     pairs = sorted({(index[o.before], index[o.after]) for o in needed_orders(schedule)})
     src = np.asarray([a for a, _ in pairs], np.int64)
     dst = np.asarray([b for _, b in pairs], np.int64)
-    plan = Plan(**base, release=np.full(base["ops"], costs.launch_ns + costs.dispatch_ns),
+    plan = RunPlan(**base, release=np.full(base["ops"], costs.launch_ns + costs.dispatch_ns),
                 src=src, dst=dst, delay=np.full(len(pairs), float(costs.dispatch_ns)),
                 dynamic=True,
                 priority=np.array([schedule.ops[n].start for n in base["names"]], float))

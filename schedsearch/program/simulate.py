@@ -1,6 +1,7 @@
 """Discrete-event runs of a plan under noisy durations, many runs at once in NumPy.
 
-A :class:`Plan` is what a runtime policy makes of a program (:mod:`.policies`): nodes
+A :class:`RunPlan` (not :class:`schedsearch.plans.Plan`, a saved schedule with its domain)
+is what a runtime policy makes of a program (:mod:`.policies`): nodes
 (the ops, plus zero-length barrier or launch nodes), orders between them with a delay
 (an event's or a barrier's cost), and, for a dynamic runtime, lane demands that any free
 unit may serve. A run:
@@ -35,7 +36,7 @@ import numpy as np
 
 from models.errors import InputError
 
-__all__ = ["Jitter", "Plan", "Runs", "fluid_rates", "noise", "run_plan"]
+__all__ = ["Jitter", "RunPlan", "Runs", "fluid_rates", "noise", "run_plan"]
 
 #: Work below this share of a node's work counts as done (float rates).
 _EPSILON = 1e-9
@@ -78,7 +79,7 @@ class Jitter:
 
 
 @dataclass(frozen=True, slots=True)
-class Plan:
+class RunPlan:
     """Nodes and orders a policy runs. ``names[:ops]`` are ops; the rest are virtual."""
 
     names: list[str]
@@ -102,7 +103,7 @@ class Plan:
 class Runs:
     """Start and end of every node in every run (runs x nodes)."""
 
-    plan: Plan
+    plan: RunPlan
     start: np.ndarray
     end: np.ndarray
 
@@ -120,7 +121,7 @@ def noise(names: list[str], runs: int, seed: int) -> dict[str, np.ndarray]:
     return {name: z[:, i] for i, name in enumerate(ordered)}
 
 
-def _work(plan: Plan, z: dict[str, np.ndarray], runs: int, jitter: Jitter) -> np.ndarray:
+def _work(plan: RunPlan, z: dict[str, np.ndarray], runs: int, jitter: Jitter) -> np.ndarray:
     work = np.broadcast_to(plan.duration.astype(float), (runs, len(plan.names))).copy()
     for i in range(plan.ops):
         sigma2 = math.log1p(jitter.cv(plan.kind[i]) ** 2)
@@ -144,7 +145,7 @@ def fluid_rates(running: np.ndarray, draws: np.ndarray, capacity: np.ndarray) ->
     return rate
 
 
-def run_plan(plan: Plan, z: dict[str, np.ndarray], runs: int, jitter: Jitter) -> Runs:
+def run_plan(plan: RunPlan, z: dict[str, np.ndarray], runs: int, jitter: Jitter) -> Runs:
     """Run ``plan`` ``runs`` times under ``jitter`` with the normal draws ``z``."""
     n = len(plan.names)
     work = _work(plan, z, runs, jitter)
