@@ -26,6 +26,28 @@ from schedsearch.engine import interrupt
 COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", "trace", "plot",
             "compare", "select", "tune", "chain", "whatif", "lower", "simulate", "calibrate",
             "replay")
+#: What each command does, as ``schedsearch --help`` lists it (the listing needs no
+#: command module: each imports its own heavy libraries).
+SUMMARIES = {
+    "examples": "list the bundled example workloads, or print one",
+    "targets": "list the bundled targets",
+    "target": "print a target's npu-target/1 JSON",
+    "tile": "tile a workload into an npu-problem/1 file",
+    "bound": "print a lower bound on the makespan and its parts",
+    "solve": "search a legal schedule with the shortest makespan",
+    "place": "place buffers with fixed lifetimes in one memory (MiniMalloc CSV)",
+    "trace": "write a schedule as a Chrome trace (Perfetto, chrome://tracing)",
+    "plot": "draw a schedule: lanes, memory occupancy, budget draw",
+    "compare": "compare separate, concurrent and fused execution of a workload",
+    "select": "choose the plan whose domain holds for a request, or a fallback",
+    "tune": "choose tile sizes, vector units and buffer depths jointly",
+    "chain": "a chain's paths A/B/C: convert, share a layout, forward on chip",
+    "whatif": "solve again with one resource idealised at a time, then all",
+    "lower": "lower a schedule to a program (queues per unit, waits)",
+    "simulate": "run a program many times under noisy durations",
+    "calibrate": "fit a target's cost parameters to measured timings",
+    "replay": "compare a measured run (trace) with its schedule",
+}
 #: Studies under a command, which take other arguments than the command itself:
 #: ``schedsearch chain sweep`` is ``schedsearch/commands/chain_sweep.py``.
 STUDIES = {"chain": ("sweep", "crossover")}
@@ -50,15 +72,19 @@ class _Formatter(argparse.HelpFormatter):
                 self._action_max_length = max(self._action_max_length, length)
 
 
-def build_parser(commands: tuple[str, ...] = COMMANDS,
-                 study: str | None = None) -> argparse.ArgumentParser:
-    """The parser of ``commands`` (all of them by default, as ``--help`` lists them), or of
-    one command's ``study``."""
+def build_parser(commands: tuple[str, ...] = COMMANDS, study: str | None = None, *,
+                 listing: bool = False) -> argparse.ArgumentParser:
+    """The parser of ``commands`` (all of them by default), or of one command's ``study``;
+    with ``listing``, the commands of :data:`SUMMARIES` are only named with their summary
+    (enough for ``--help`` and for refusing an unknown command), their modules unloaded."""
     parser = _Parser(
         prog="schedsearch", formatter_class=_Formatter,
         description="Search static schedules for NPU engines; see `schedcheck` to verify.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in commands:
+        if listing and name in SUMMARIES:
+            subparsers.add_parser(name, help=SUMMARIES[name])
+            continue
         module = f"{name}_{study}" if study else name
         importlib.import_module(f"schedsearch.commands.{module}").register(subparsers)
     return parser
@@ -90,9 +116,11 @@ def _run(argv: list[str] | None) -> int:
     words = sys.argv[1:] if argv is None else argv
     # Only the named command's module is imported: each pulls in its own heavy libraries
     # (OR-Tools, SciPy, Matplotlib), which would otherwise cost every command seconds.
-    chosen = (words[0],) if words and words[0] in COMMANDS else COMMANDS
-    study = words[1] if len(words) > 1 and words[1] in STUDIES.get(words[0], ()) else None
-    parser = build_parser(chosen, study)
+    if words and words[0] in COMMANDS:
+        study = words[1] if len(words) > 1 and words[1] in STUDIES.get(words[0], ()) else None
+        parser = build_parser((words[0],), study)
+    else:  # --help, no command or an unknown one: the listing is all it takes
+        parser = build_parser(listing=True)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # --help, or a bad option (argparse printed why)

@@ -17,6 +17,18 @@ def test_every_listed_command_is_registered(capsys) -> None:
         assert f"    {name} " in listed
 
 
+def test_help_lists_every_command_without_loading_one() -> None:
+    """``schedsearch --help`` names the commands from :data:`cli.SUMMARIES` alone: no
+    command module, hence no OR-Tools, SciPy or Matplotlib, is imported for it."""
+    code = ("import sys\nfrom schedsearch.cli import main\nassert main(['--help']) == 0\n"
+            "print(sorted(m for m in sys.modules if m.startswith('schedsearch.commands.')"
+            " or m.split('.')[0] in ('ortools', 'scipy', 'matplotlib')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=120)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+    assert set(cli.SUMMARIES) == set(cli.COMMANDS)
+
+
 def test_unusable_input_is_one_line_and_exit_2(tmp_path, capsys) -> None:
     junk = tmp_path / "p.json"
     junk.write_text("{not json")

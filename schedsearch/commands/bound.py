@@ -17,7 +17,7 @@ from schedsearch.engine.bounds.lower import lower_bound
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "bound", help="print a lower bound on the makespan and its parts",
+        "bound",
         description="Print a lower bound on the makespan of any legal schedule: the "
                     "largest of its parts, each a bound on its own, and mark the parts "
                     "that bind. lane:K, the work of lane kind K over its units; "

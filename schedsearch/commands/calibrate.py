@@ -41,7 +41,7 @@ def _fraction(text: str) -> float:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "calibrate", help="fit a target's cost parameters to measured timings",
+        "calibrate",
         description="Fit TARGET's latencies, rates, vector passes and DDR bandwidth to "
                     "measured per-op timings (CSV) and traces of a schedule's run (JSON, "
                     "with --schedule) by robust least squares; write the calibrated "

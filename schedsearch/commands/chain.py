@@ -24,7 +24,7 @@ from schedsearch.paths import SolveOptions
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "chain", help="a chain's paths A/B/C: convert, share a layout, forward on chip",
+        "chain",
         description="For every producer -> consumer edge of a workload build path A (each "
                     "task in its own layout, a conversion task between), B (one shared "
                     "layout) and C (the consumer reads the producer's on-chip buffers); "

@@ -33,7 +33,7 @@ from schedsearch.plans import make_plan, write_plan
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "compare", help="compare separate, concurrent and fused execution of a workload",
+        "compare",
         description="Build the four paths (separate kernels in sequence, concurrent "
                     "kernels, one fused entry with a barrier between tasks, one fused "
                     "entry with interleaved tiles), verify each with the checker and score "

@@ -13,7 +13,7 @@ from models.workload import example_names, example_text
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "examples", help="list the bundled example workloads, or print one",
+        "examples",
         description="List the bundled example workloads, one name per line. Any command "
                     "that takes a workload file also takes one of these names; --show "
                     "prints one, a starting point for a workload of your own.")

@@ -16,7 +16,7 @@ from schedsearch.program import lower_report, program_to_dict
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "lower", help="lower a schedule to a program (queues per unit, waits)",
+        "lower",
         description="Lower SCHEDULE (npu-schedule/1) to an npu-program/1: one queue per "
                     "lane unit in order of start, and the fewest waits that keep every "
                     "order the schedule's legality relies on, for any duration. Check it "

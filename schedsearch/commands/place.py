@@ -23,7 +23,7 @@ from schedsearch.output import output_file_only
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "place", help="place buffers with fixed lifetimes in one memory (MiniMalloc CSV)",
+        "place",
         description="Choose an offset for every buffer of a MiniMalloc CSV file "
                     "(id,lower,upper,size[,alignment][,offset]; lifetimes [lower, upper)) "
                     "so that buffers live at the same time do not overlap. With --capacity "

@@ -12,7 +12,7 @@ from schedsearch.plot import plot_schedule
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "plot", help="draw a schedule: lanes, memory occupancy, budget draw",
+        "plot",
         description="Draw SCHEDULE: one row per lane unit with ops coloured by task, each "
                     "memory's buffers as address-by-time rectangles, and each budget's draw "
                     "over time. The format follows the output's suffix (png, svg, pdf).")

@@ -22,7 +22,7 @@ _LISTED = 15
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "replay", help="compare a measured run (trace) with its schedule",
+        "replay",
         description="Set a measured run of SCHEDULE (a Chrome/Perfetto trace whose slices "
                     "are named by the schedule's ops) beside the schedule: per-op measured "
                     "and modelled durations, makespans, and the measured critical path.")

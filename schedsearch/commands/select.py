@@ -22,7 +22,7 @@ from schedsearch.plans import FALLBACK_PATHS, read_plans, read_request, select
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "select", help="choose the plan whose domain holds for a request, or a fallback",
+        "select",
         description="Choose among saved plans (npu-plan/1) the one whose domain (shapes, "
                     "dtype, free memory, target and version) holds for REQUEST; when none "
                     "does, build the fallback path for the request and account its cost.")

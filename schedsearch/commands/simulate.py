@@ -34,7 +34,7 @@ def _seconds(text: str) -> float:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "simulate", help="run a program many times under noisy durations",
+        "simulate",
         description="Run PROGRAM (npu-program/1) as a discrete-event simulation: each op "
                     "lasts its modelled duration times a lognormal factor (mean 1, "
                     "coefficient of variation per lane kind), budget draws share the bus "

@@ -39,7 +39,7 @@ from schedsearch.output import output_file_only, write_json
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "solve", help="search a legal schedule with the shortest makespan",
+        "solve",
         description="From a workload (file or bundled example name) or an npu-problem/1 "
                     "file to a legal npu-schedule/1 with the shortest makespan found.")
     parser.add_argument("input", metavar="INPUT",

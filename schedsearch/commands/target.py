@@ -11,7 +11,7 @@ from models.targets import load_target
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "target", help="print a target's npu-target/1 JSON",
+        "target",
         description="Print a bundled target (or a target file, checked) as npu-target/1 "
                     "JSON, with the source of every figure in meta.sources.")
     parser.add_argument("name", metavar="NAME", help="bundled target name or file")

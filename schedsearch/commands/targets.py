@@ -9,7 +9,7 @@ from models.targets import target_names
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "targets", help="list the bundled targets",
+        "targets",
         description="List the bundled npu-target/1 targets, one name per line.")
     parser.set_defaults(handler=run)
 

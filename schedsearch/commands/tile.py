@@ -20,7 +20,7 @@ from schedsearch.output import STDOUT, output_file, write_json
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "tile", help="tile a workload into an npu-problem/1 file",
+        "tile",
         description="Tile a workload (a .toml/.json file or a bundled example name) into "
                     "an npu-problem/1 document whose meta.target names its target.")
     parser.add_argument("workload", metavar="WORKLOAD", help="workload file or example name")

@@ -21,7 +21,7 @@ from schedsearch.trace import read_violations, schedule_to_trace, write_trace
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "trace", help="write a schedule as a Chrome trace (Perfetto, chrome://tracing)",
+        "trace",
         description="Write SCHEDULE as a Chrome trace event file: one track per lane unit, "
                     "one per task, counters for each memory's live bytes and each budget's "
                     "draw. Open it at ui.perfetto.dev or chrome://tracing.")

@@ -58,7 +58,7 @@ TOP = 8
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "tune", help="choose tile sizes, vector units and buffer depths jointly",
+        "tune",
         description="Search the joint configuration space of a workload's tasks (GEMM "
                     "tiles and loop order, row blocks, vector units, buffer depth) under "
                     "the memory limit: screen configurations by the cost model's lower "

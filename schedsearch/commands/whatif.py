@@ -22,7 +22,7 @@ from schedsearch.paths import SolveOptions
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "whatif", help="solve again with one resource idealised at a time, then all",
+        "whatif",
         description="Solve the problem as it is and again with one thing idealised at a "
                     "time (a lane kind infinitely fast, a budget unlimited, launch and "
                     "synchronisation free, a memory unlimited), then all together; print "
