@@ -37,7 +37,7 @@ WORKLOADS = {"pair": "gemm-rmsnorm-v75", "triple": "gemm-rmsnorm-copy-v75"}
 def _case(name: str, target_ops: int, time_limit: float, workers: int, placement: bool,
           vtcm: int | None, queue: multiprocessing.Queue) -> None:
     from models.validate import validate_problem
-    from schedsearch.engine.constructive import construct
+    from schedsearch.engine.fallback import construct
     from schedsearch.engine.hazards import build_dag
     from schedsearch.engine.instance import build_instance
     from schedsearch.engine.search import solve_report
@@ -96,9 +96,9 @@ def _solve_one(job: tuple[int, int]) -> None:
 
 
 def _window_models() -> list[Any]:
-    from schedsearch.engine.constructive import construct
     from schedsearch.engine.cpsat.model import build
     from schedsearch.engine.cpsat.variables import Incumbent
+    from schedsearch.engine.fallback import construct
     from schedsearch.engine.hazards import build_dag
     from schedsearch.engine.instance import build_instance
     from schedsearch.engine.lns import window

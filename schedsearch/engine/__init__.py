@@ -2,7 +2,7 @@
 
 :mod:`schedsearch.engine.search` is the entry (``solve``, ``solve_report``). The rest is the
 machinery it runs: the instance and dependency graph (``instance``, ``hazards``), the list
-scheduler and its portfolio (``constructive``), CP-SAT (``cpsat``), LNS (``lns``),
+scheduler (``orders``, ``serial``, ``portfolio``, ``fallback``), CP-SAT (``cpsat``), LNS (``lns``),
 justified sampling (``justify``), the mirrored problem (``mirror``), buffer placement
 (``placement``, ``offsets``), the time budget (``timebudget``), problem slicing (``slicing``)
 and the lower bounds that solve LPs and CP-SAT (``bounds``).

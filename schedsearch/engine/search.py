@@ -6,7 +6,7 @@ The pipeline, each stage starting from the previous stage's legal answer:
    its memory, an op whose operands exceed it, a mode larger than the target) and derive
    every precedence the accesses imply (:mod:`schedsearch.engine.hazards`; rule CYCLE if they
    contradict each other);
-2. the memory-aware list scheduler (:mod:`schedsearch.engine.constructive`): a legal schedule in
+2. the memory-aware list scheduler (:mod:`schedsearch.engine.portfolio`): a legal schedule in
    milliseconds, or the stall (the op that could not start); after a stall, decided
    here and on the solve's own budget, CP-SAT on the whole problem as a last resort when
    the problem is small (``meta.solver`` is then ``cp-sat`` even if nothing later
@@ -49,14 +49,6 @@ from models.formats import Problem, Schedule, Target
 from models.validate import validate_problem
 from schedsearch.engine import interrupt
 from schedsearch.engine.bounds.lower import energy_relaxation, lower_bound
-from schedsearch.engine.constructive import (
-    Stall,
-    exact_fallback,
-    large_buffers,
-    list_schedule,
-    priced_modes,
-    tails,
-)
 from schedsearch.engine.cpsat.model import (
     WHOLE_MODEL_MAX_OPS,
     build,
@@ -64,14 +56,18 @@ from schedsearch.engine.cpsat.model import (
     whole_problem,
 )
 from schedsearch.engine.cpsat.variables import Incumbent
+from schedsearch.engine.fallback import exact_fallback
 from schedsearch.engine.hazards import Dag, build_dag
 from schedsearch.engine.instance import Instance, build_instance
 from schedsearch.engine.justify import justified
 from schedsearch.engine.lns import improve
 from schedsearch.engine.mirror import mirrored, mirrored_dag
 from schedsearch.engine.offsets import place_offsets
+from schedsearch.engine.orders import large_buffers, tails
+from schedsearch.engine.portfolio import list_schedule, priced_modes
 from schedsearch.engine.result import SolveStats, SolveStatus, refusal
 from schedsearch.engine.sequence import TaskSolver, kernels_in_sequence
+from schedsearch.engine.serial import Stall
 from schedsearch.engine.slicing import restrict
 from schedsearch.engine.solution import Solution, extent_bytes, to_schedule
 from schedsearch.engine.timebudget import TimeBudget

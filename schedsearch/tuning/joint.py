@@ -49,7 +49,7 @@ from models.errors import InputError
 from models.formats import Problem, Schedule, Target
 from models.workload import Workload, tile
 from schedsearch.engine import interrupt
-from schedsearch.engine.constructive import construct
+from schedsearch.engine.fallback import construct
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.search import Progress, solve

@@ -4,7 +4,7 @@ The full search costs seconds per configuration; the joint space holds thousands
 each configuration is first *screened*: tiled, bounded by the cost model
 (:func:`schedsearch.engine.bounds.lower.lower_bound`) and, unless that bound already shows it
 cannot beat the best constructive makespan seen so far, scheduled by the memory-aware list
-scheduler (:func:`schedsearch.engine.constructive.construct`), which takes milliseconds and is
+scheduler (:func:`schedsearch.engine.fallback.construct`), which takes milliseconds and is
 legal. A configuration that cannot fit (a tile larger than memory, no memory-feasible
 order) is *infeasible* and dropped.
 
@@ -35,9 +35,10 @@ from models.formats import Target
 from models.workload import Workload, tile
 from schedsearch.engine import interrupt
 from schedsearch.engine.bounds.lower import energy_relaxation, lower_bound
-from schedsearch.engine.constructive import construct, priced_modes
+from schedsearch.engine.fallback import construct
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
+from schedsearch.engine.portfolio import priced_modes
 from schedsearch.engine.timebudget import TimeBudget
 from schedsearch.tuning.space import Configuration, TaskSpace, apply, coordinates, neighbours
 

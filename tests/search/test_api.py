@@ -207,8 +207,8 @@ def test_a_memory_free_whole_model_searches_the_mirrored_problem_then_the_forwar
     forward and starts the forward run, which is skipped once optimality is proven; the
     better of the two bounds is kept."""
     import schedsearch.engine.search as api
-    from schedsearch.engine.constructive import list_schedule
     from schedsearch.engine.mirror import mirrored
+    from schedsearch.engine.portfolio import list_schedule
     from schedsearch.engine.solution import Solution
     from schedsearch.engine.timebudget import TimeBudget
     from tests.search.test_justify import random_rcpsp, setup

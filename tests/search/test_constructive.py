@@ -9,19 +9,13 @@ import pytest
 
 from models.errors import InputError
 from models.formats import Access, Buffer, Mode, Op, Problem, Task
-from schedsearch.engine import constructive
-from schedsearch.engine.constructive import (
-    Stall,
-    _Pass,
-    breadth_order,
-    construct,
-    depth_order,
-    exact_fallback,
-    list_schedule,
-    tails,
-)
+from schedsearch.engine import fallback
+from schedsearch.engine.fallback import construct, exact_fallback
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
+from schedsearch.engine.orders import breadth_order, depth_order, tails
+from schedsearch.engine.portfolio import list_schedule
+from schedsearch.engine.serial import SerialPass, Stall
 from schedsearch.engine.solution import Solution, to_schedule
 from schedsearch.engine.timebudget import TimeBudget
 from tests.search.problems import compute, gemm_problem, packing_problem, target, verify
@@ -53,9 +47,9 @@ def test_loading_in_critical_path_order_would_deadlock_but_construct_does_not() 
     inst = build_instance(problem, target(capacity=4096))
     dag = build_dag(inst)
     tail = tails(inst, dag)
-    unguarded = _Pass(inst, dag, breadth_order(inst, dag, tail), 10_000, False, tail).run()
+    unguarded = SerialPass(inst, dag, breadth_order(inst, dag, tail), 10_000, False, tail).run()
     assert not isinstance(unguarded, Solution)
-    in_order = _Pass(inst, dag, depth_order(dag, tail), 0, False, tail).run()
+    in_order = SerialPass(inst, dag, depth_order(dag, tail), 0, False, tail).run()
     assert isinstance(in_order, Solution)
     solution = construct(inst, dag)
     assert verify(to_schedule(inst, solution, {})) == []
@@ -104,7 +98,7 @@ def test_without_a_budget_a_stall_is_the_answer_and_no_exact_search_runs(
     def never(*_: object) -> Solution:
         raise AssertionError("the exact search ran without a budget")
 
-    monkeypatch.setattr(constructive, "exact_fallback", never)
+    monkeypatch.setattr(fallback, "exact_fallback", never)
     inst = build_instance(packing_problem(), target(capacity=7, alignment=2))
     with pytest.raises(InputError) as error:
         construct(inst, build_dag(inst))
@@ -130,7 +124,7 @@ def test_the_last_resort_proves_a_problem_infeasible() -> None:
 
 def test_the_last_resort_is_not_tried_above_the_size_limit(monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
-    monkeypatch.setattr(constructive, "WHOLE_MODEL_MAX_OPS", 3)
+    monkeypatch.setattr(fallback, "WHOLE_MODEL_MAX_OPS", 3)
     inst = build_instance(_crossed_lifetimes(), target(capacity=3, alignment=1))
     with pytest.raises(InputError) as error:
         construct(inst, build_dag(inst), budget=TimeBudget.start(10))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from ortools.sat.python import cp_model
 
-from schedsearch.engine.constructive import construct
 from schedsearch.engine.cpsat.model import Built, build, solve_built, whole_problem
 from schedsearch.engine.cpsat.variables import Incumbent
+from schedsearch.engine.fallback import construct
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.solution import to_schedule

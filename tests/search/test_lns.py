@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from schedsearch.engine.constructive import construct
 from schedsearch.engine.cpsat.variables import Incumbent, Status
+from schedsearch.engine.fallback import construct
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.lns import FIRST_WINDOW, MAX_WINDOW, _Sweep, improve, window

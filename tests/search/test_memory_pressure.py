@@ -11,24 +11,20 @@ from hypothesis import assume, given, settings
 from benchmarks.bench_memory import tight_problem
 from models.formats import Problem, Schedule, Target
 from schedsearch.engine.bounds.lower import energy_relaxation
-from schedsearch.engine.constructive import (
-    _PORTFOLIO,
-    PassSpec,
-    Stall,
-    _Pass,
-    _Sequences,
+from schedsearch.engine.hazards import Dag, build_dag
+from schedsearch.engine.instance import Instance, build_instance
+from schedsearch.engine.orders import (
     hungriest_first_order,
     interleaved_order,
     large_buffers,
-    priced_modes,
     problem_order,
     tails,
 )
-from schedsearch.engine.hazards import Dag, build_dag
-from schedsearch.engine.instance import Instance, build_instance
+from schedsearch.engine.portfolio import PORTFOLIO, PassSpec, _Sequences, priced_modes
 from schedsearch.engine.result import SolveStatus
 from schedsearch.engine.search import solve_report
 from schedsearch.engine.sequence import kernels_in_sequence
+from schedsearch.engine.serial import SerialPass, Stall
 from schedsearch.engine.slicing import restrict, task_order
 from schedsearch.engine.solution import Solution, to_schedule
 from schedsearch.engine.timebudget import UNMETERED_WORK, TimeBudget
@@ -57,7 +53,7 @@ def test_every_pass_of_the_portfolio_is_legal_on_a_tight_memory(
     for granularity in ("tile", "task"):
         dag = build_dag(inst, granularity)
         sequences = _Sequences(inst, dag)
-        for spec in _PORTFOLIO:
+        for spec in PORTFOLIO:
             if not sequences.applies(spec):
                 continue
             result = _run_spec(inst, dag, sequences, spec)
@@ -124,7 +120,7 @@ def test_passes_that_need_large_buffers_run_only_where_some_buffer_is_large() ->
         problem, tgt = tight_problem(name)
         inst = build_instance(problem, tgt)
         sequences = _Sequences(inst, build_dag(inst))
-        runs[name] = [spec for spec in _PORTFOLIO if spec.large_only and
+        runs[name] = [spec for spec in PORTFOLIO if spec.large_only and
                       sequences.applies(spec)]
     assert not runs["pair"] and runs["pair-wide"]
 
@@ -142,7 +138,7 @@ def test_rejecting_what_failed_earlier_at_the_same_instant_changes_no_schedule()
     same schedule as when it tries every op, with fewer attempts."""
     inst, dag, sequences = _tight("pair-wide", 150)
     fewer = 0
-    for spec in _PORTFOLIO:
+    for spec in PORTFOLIO:
         if not sequences.applies(spec):
             continue
         cached, plain = sequences.make_pass(spec), sequences.make_pass(spec)
@@ -185,7 +181,7 @@ def test_a_pass_is_not_stalled_by_its_guard_when_fragmentation_blocks_the_head()
     inst = build_instance(problem, tgt)
     dag = build_dag(inst)
     priced = priced_modes(inst, energy_relaxation(problem, tgt))
-    result = _Pass(inst, dag, interleaved_order(inst, dag), 64, True, tails(inst, dag, priced),
+    result = SerialPass(inst, dag, interleaved_order(inst, dag), 64, True, tails(inst, dag, priced),
                    priced, in_sequence=True).run()
     assert isinstance(result, Solution), result
     assert verify(to_schedule(inst, result, {})) == []
@@ -198,7 +194,7 @@ def test_a_window_does_not_stall_a_pass_whose_head_waits_for_ops_beyond_it() -> 
     problem, tgt = tight_problem("pair-wide", 150)
     inst = build_instance(problem, tgt)
     dag = build_dag(inst)
-    result = _Pass(inst, dag, interleaved_order(inst, dag), 16, True, tails(inst, dag)).run()
+    result = SerialPass(inst, dag, interleaved_order(inst, dag), 16, True, tails(inst, dag)).run()
     assert isinstance(result, Solution), result
     assert verify(to_schedule(inst, result, {})) == []
 
@@ -225,7 +221,7 @@ def test_split_placement_puts_large_buffers_at_the_top_and_small_ones_at_the_bot
     large = large_buffers(inst)
     capacity = tgt.memories["VTCM"].capacity_bytes
     assert any(large) and not all(large)
-    runs = {split: _Pass(inst, dag, problem_order(dag), 16, True, tails(inst, dag),
+    runs = {split: SerialPass(inst, dag, problem_order(dag), 16, True, tails(inst, dag),
                          split=split).run() for split in (False, True)}
     for result in runs.values():
         assert isinstance(result, Solution)
@@ -274,7 +270,7 @@ def test_holders_first_starts_what_needs_no_new_memory_before_a_load() -> None:
     dag = build_dag(inst)
     order = problem_order(dag)
     tail = tails(inst, dag)
-    result = _Pass(inst, dag, order, 64, True, tail, holders_first=True).run()
+    result = SerialPass(inst, dag, order, 64, True, tail, holders_first=True).run()
     assert isinstance(result, Solution)
     assert verify(to_schedule(inst, result, {})) == []
     mm0 = inst.op_index["g.mm0.0"]
@@ -380,14 +376,14 @@ def test_no_pass_starts_an_op_twice(monkeypatch: pytest.MonkeyPatch) -> None:
     and freeing its buffers early)."""
     inst, dag, sequences = _tight("pair-wide", 150)
     commits: list[int] = []
-    real = _Pass._commit
+    real = SerialPass._commit
 
-    def commit(self: _Pass, op: int, *args: Any) -> None:
+    def commit(self: SerialPass, op: int, *args: Any) -> None:
         commits.append(op)
         real(self, op, *args)
 
-    monkeypatch.setattr(_Pass, "_commit", commit)
-    for spec in _PORTFOLIO:
+    monkeypatch.setattr(SerialPass, "_commit", commit)
+    for spec in PORTFOLIO:
         if not sequences.applies(spec):
             continue
         commits.clear()
@@ -403,7 +399,7 @@ def test_the_tasks_in_sequence_are_searched_only_where_they_could_win(
     would."""
     from schedsearch.engine import search as api
     from schedsearch.engine.bounds.lower import lower_bound
-    from schedsearch.engine.constructive import list_schedule
+    from schedsearch.engine.portfolio import list_schedule
 
     problem, tgt = tight_problem("pair-wide")
     inst = build_instance(problem, tgt)
@@ -430,7 +426,7 @@ def test_the_work_bound_of_a_task_is_below_its_schedule_alone() -> None:
     """Each task's lane and budget work over capacity bounds any schedule of it alone:
     on the tight triple, every task's list schedule alone is no shorter, and the bound is
     the largest such work (the GEMM's on its DMA lanes or DDR budget, not zero)."""
-    from schedsearch.engine.constructive import list_schedule
+    from schedsearch.engine.portfolio import list_schedule
     from schedsearch.engine.search import _work_bound
 
     problem, tgt = tight_problem("triple")
@@ -448,7 +444,7 @@ def test_lns_runs_from_both_the_tasks_in_sequence_and_the_list_schedule_they_dis
     but LNS from tasks end to end rarely interleaves them: LNS then runs from each for
     half its time and the better answer is kept."""
     from schedsearch.engine import search as api
-    from schedsearch.engine.constructive import list_schedule
+    from schedsearch.engine.portfolio import list_schedule
 
     late = 10_000
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from models.formats import Mode, Op, Problem, Task
 from schedsearch.engine.bounds.lower import energy_relaxation
-from schedsearch.engine.constructive import construct, priced_modes
+from schedsearch.engine.fallback import construct
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.modes import mode_prices
+from schedsearch.engine.portfolio import priced_modes
 from tests.search.problems import gemm_problem, target
 
 

@@ -1,0 +1,166 @@
+"""Priorities and op sequences of the list scheduler (:mod:`.serial`, :mod:`.portfolio`):
+tails (the longest path to a sink), the sequences its passes follow, and which
+buffers and tasks count as large or hungry.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from typing import Any
+
+from schedsearch.engine.hazards import Dag
+from schedsearch.engine.instance import Instance
+
+__all__ = ["tails", "breadth_order", "problem_order", "interleaved_order", "LARGE_SHARE",
+           "large_buffers", "task_ranks", "hungriest_first_order", "depth_order"]
+
+
+def tails(inst: Instance, dag: Dag, allowed: Sequence[Sequence[int]] | None = None
+          ) -> list[int]:
+    """Per node, the longest path from its start to the end of the schedule (each op at
+    its shortest mode, among the ``allowed`` ones if given)."""
+    tail = [0] * dag.n_nodes
+    for v in reversed(dag.topo):
+        if v >= dag.n_ops:
+            own = 0
+        elif allowed is None:
+            own = inst.min_duration(v)
+        else:
+            own = min(inst.modes[v][k].duration for k in allowed[v])
+        tail[v] = own + max((lag + tail[s] for s, lag in dag.succs[v]), default=0)
+    return tail
+
+
+def _heads(inst: Instance, dag: Dag) -> list[int]:
+    head = [0] * dag.n_nodes
+    for v in dag.topo:
+        own = inst.min_duration(v) if v < dag.n_ops else 0
+        for s, lag in dag.succs[v]:
+            head[s] = max(head[s], head[v] + own + lag)
+    return head
+
+
+def _topological(dag: Dag, key: Sequence[tuple[Any, ...]]) -> list[int]:
+    """The ops of ``dag`` in the topological order that always takes the ready node of
+    smallest ``key`` (one per node, ending with the node's index, which breaks ties);
+    barrier nodes pass without entering the order."""
+    missing = [len(p) for p in dag.preds]
+    heap = [key[v] for v in range(dag.n_nodes) if not missing[v]]
+    heapq.heapify(heap)
+    order = []
+    while heap:
+        v = heapq.heappop(heap)[-1]
+        if v < dag.n_ops:
+            order.append(v)
+        for s, _ in dag.succs[v]:
+            missing[s] -= 1
+            if not missing[s]:
+                heapq.heappush(heap, key[s])
+    return order
+
+
+def breadth_order(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]:
+    """Ops in a topological order by earliest possible start, then critical path."""
+    head = _heads(inst, dag)
+    return _topological(dag, [(head[v], -tail[v], v) for v in range(dag.n_nodes)])
+
+
+def problem_order(dag: Dag) -> list[int]:
+    """Ops in a topological order that keeps the problem's own op order where it can
+    (task by task, as the operator library emits them): the ready op of lowest index
+    first."""
+    return _topological(dag, [(v,) for v in range(dag.n_nodes)])
+
+
+def interleaved_order(inst: Instance, dag: Dag) -> list[int]:
+    """Ops in a topological order that advances every task at the same pace: the ready op
+    whose task has the least share of its work (shortest durations, in problem order)
+    done before it goes first.
+
+    Task by task (:func:`problem_order`) leaves one task's engines idle while the other
+    runs; longest tail first loads the operands of many tiles of every task and fills a
+    tight memory. Here each task keeps its own order (its tiles finish before others
+    load) while the engines of all tasks stay busy: on the tight GEMM + RMSNorm of 2,048
+    columns (129 ops) the list schedule drops from 65,023 to 52,450 ns."""
+    work: dict[str, int] = {}
+    done_before = [0] * inst.n_ops
+    for i in range(inst.n_ops):
+        task = inst.op_task[i]
+        done_before[i] = work.get(task, 0)
+        work[task] = done_before[i] + inst.min_duration(i)
+    share = [done_before[i] / max(1, work[inst.op_task[i]]) for i in range(inst.n_ops)]
+    share += [-1.0] * (dag.n_nodes - inst.n_ops)  # barriers pass as soon as they can
+    return _topological(dag, [(share[v], v) for v in range(dag.n_nodes)])
+
+
+#: A buffer of at least 1/LARGE_SHARE of its memory is *large*: few fit at once, and the
+#: holes small buffers leave between them are what blocks it.
+LARGE_SHARE = 4
+
+
+def large_buffers(inst: Instance) -> list[bool]:
+    """Per buffer, whether it is large (:data:`LARGE_SHARE`)."""
+    return [inst.buffer_size[b] * LARGE_SHARE >= inst.target.memories[
+        inst.buffer_memory[b]].capacity_bytes for b in range(inst.n_buffers)]
+
+
+def task_ranks(inst: Instance) -> dict[str, int]:
+    """Per task, its rank by the largest share of a memory one of its buffers takes
+    (0: the hungriest), ties in problem order."""
+    hunger: dict[str, float] = {}
+    for op in range(inst.n_ops):
+        task = inst.op_task[op]
+        hunger[task] = max([hunger.get(task, 0.0)] + [
+            inst.buffer_size[b] / inst.target.memories[inst.buffer_memory[b]].capacity_bytes
+            for b in inst.op_buffers[op]])
+    first_seen = {task: k for k, task in reversed(list(enumerate(inst.op_task)))}
+    ranked = sorted(hunger, key=lambda task: (-hunger[task], first_seen[task]))
+    return {task: k for k, task in enumerate(ranked)}
+
+
+def hungriest_first_order(inst: Instance, dag: Dag) -> list[int]:
+    """Ops in a topological order that puts the task with the largest buffer first and
+    keeps each task's own order: the ready op of the hungriest task, lowest index first.
+
+    Why. Where one task's blocks fill most of memory (an RMSNorm block of 2,048 columns:
+    input, output and weight are 132 of 192 KiB), that task is the long pole: its
+    computes can run beside almost nothing, so its chain of transfer, compute, transfer
+    sets the pace, and the other tasks must fill the gaps. Issued in sequence with a wide
+    window, this order starts the hungry task's next op as soon as it fits and lets the
+    others' ready ops take what is left; guard (1) keeps room, in bytes, for the hungry
+    task's next op. On the tight GEMM + RMSNorm of 2,048 columns at 600 ops the list
+    schedule goes from 1.33 to 1.21 of the bound."""
+    rank = task_ranks(inst)
+    key = [(rank[inst.op_task[v]], v) for v in range(inst.n_ops)]
+    key += [(-1, v) for v in range(inst.n_ops, dag.n_nodes)]  # barriers pass at once
+    return _topological(dag, key)
+
+
+def depth_order(dag: Dag, tail: Sequence[int]) -> list[int]:
+    """Ops in a depth-first topological order: each sink right after what it needs.
+
+    Sinks are taken longest tail first; an op's predecessors are visited in node order.
+    Running this order keeps few buffers alive: a tile is loaded just before its use.
+    """
+    sinks = sorted((v for v in range(dag.n_nodes) if not dag.succs[v]),
+                   key=lambda v: (-tail[v], v))
+    done = [False] * dag.n_nodes
+    order = []
+    for sink in sinks:
+        stack = [(sink, 0)]
+        while stack:
+            v, k = stack.pop()
+            if done[v]:
+                continue
+            preds = dag.preds[v]
+            while k < len(preds) and done[preds[k][0]]:
+                k += 1
+            if k < len(preds):
+                stack.append((v, k + 1))
+                stack.append((preds[k][0], 0))
+                continue
+            done[v] = True
+            if v < dag.n_ops:
+                order.append(v)
+    return order

@@ -1,0 +1,269 @@
+"""A memory-aware list scheduler: a legal schedule fast, for every problem it can fit.
+
+This module runs the portfolio of list-scheduling passes (:mod:`.serial`) and keeps
+the shortest schedule; :mod:`.fallback` takes over when every pass stalls.
+
+Why it does not deadlock. Loads that fill memory with operands whose partners can never
+fit are the classic trap. Two guards: (1) an op that allocates buffers must leave room
+(in bytes) for the other not-yet-allocated buffers of at least the hungriest consumer of
+what it allocates, so a tile is loaded only when its partner tiles could be too; (2) ops
+may run ahead of the oldest unstarted op of the sequence by at most ``window`` positions.
+If every pass stalls (nothing running, nothing fits), the scheduler retries with a
+narrower window on a depth-first sequence (each op right after what it needs), down to
+a window of zero: ops start in sequence order, which holds no more memory than running
+that sequence serially. Only if that too stalls is the problem reported as not fitting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from schedsearch.engine.bounds.lower import EnergyRelaxation, energy_relaxation
+from schedsearch.engine.hazards import Dag
+from schedsearch.engine.instance import Instance
+from schedsearch.engine.modes import mode_prices
+from schedsearch.engine.orders import (
+    breadth_order,
+    depth_order,
+    hungriest_first_order,
+    interleaved_order,
+    large_buffers,
+    problem_order,
+    tails,
+)
+from schedsearch.engine.serial import SerialPass, Stall
+from schedsearch.engine.solution import Solution
+from schedsearch.engine.timebudget import TimeBudget
+
+__all__ = ["PassSpec", "PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY", "priced_modes", "list_schedule"]
+
+
+@dataclass(frozen=True, slots=True)
+class PassSpec:
+    """One pass of the portfolio: which modes (``all``, ``priced`` or ``large_fast``: ops
+    that access a large buffer only at their shortest modes), which sequence
+    (``breadth``, ``depth``, ``problem``, ``interleaved`` or ``hungry``:
+    :func:`breadth_order`, :func:`depth_order`, :func:`problem_order`,
+    :func:`interleaved_order`, :func:`hungriest_first_order`), how far ops
+    may run ahead of the oldest unstarted one (``window``), whether eligible ops are tried
+    in sequence order rather than longest tail first (``in_sequence``), and whether ops
+    that allocate nothing go first (``holders_first``: finish what already holds memory
+    before loading more)."""
+
+    policy: str
+    sequence: str
+    window: int
+    in_sequence: bool = False
+    holders_first: bool = False
+    #: Large buffers (:data:`LARGE_SHARE`) at the highest address that fits, the others
+    #: at the lowest: the small ones' holes then do not split the space a large one
+    #: needs (tight wide pair, 161 ops: 1.38 -> 1.32 of the bound, no pass worse by more
+    #: than 0.3 % on the other tight problems).
+    split: bool = False
+    #: Eligible ops of the hungriest task (:func:`task_ranks`) before the others', each
+    #: group in sequence order: the long pole never waits for an op of a filler task.
+    hungry_first: bool = False
+    #: A window per task instead of one over the whole sequence (see :class:`SerialPass`).
+    task_windows: bool = False
+    #: Guard (1) keeps no room for the hungriest task's op at the head of the sequence.
+    hungry_unguarded: bool = False
+    #: Run only where some buffer is large (:data:`LARGE_SHARE`).
+    large_only: bool = False
+
+
+#: The portfolio, in the order tried. Every pass the budget allows runs and the shortest
+#: legal schedule wins; measured on the bundled pair and triple at 130-8,000 ops, and on
+#: the tight-memory problems of ``benchmarks/bench_memory.py``, no single pass is best
+#: everywhere. Where VTCM binds, the problem's own order with a narrow window comes first
+#: (it finishes a task's tiles before it loads many others': 1.04 of the bound on the
+#: tight pair where the longest-tail-first passes reach 1.75), then the same order with
+#: the ready ops tried in sequence (what a plain list scheduler does: 1.096 on the tight
+#: triple where the first pass gives 1.127; a window of 64 matches no window there and
+#: costs 40 times fewer start attempts at 2,000 ops). The cheap passes come first, so a
+#: large problem's budget reaches several: a wide window suits the priced modes, a narrow
+#: one large problems; breadth order stalls on big ones. The interleaved passes (cheap)
+#: come before the hungriest-first one among them (see :data:`PASS_SHARE`).
+#: Where some buffer is large, the hungriest task first with a window per task leads,
+#: in three variants. First, with its head unguarded (``hungry_unguarded``: guard (1) no
+#: longer keeps 64 KiB free for the norm's next transfer while the bus cannot take it
+#: anyway, so the GEMM loads into that room), every mode allowed and a window of 4 per
+#: task (a window of 128 gave the same or worse, 1.35 instead of 1.17 of the bound at
+#: 161 ops, at up to 15 times the cost: 5.5 s instead of 0.4 at 7,966 ops); then, after the
+#: problem-order passes, the guarded one with the shortest modes for large buffers
+#: (``large_fast``), and the unguarded one with them. With one window over the whole
+#: sequence the hungriest-first pass needed 1,024 positions to reach the GEMM's ops
+#: (6 s at 2,011 ops) and a 7,966-op problem's budget never reached it; per task, 128
+#: give the same answer in a fifth of the attempts. Measured from the list scheduler on
+#: the tight wide pair at 161/609/2,011/7,966 ops: guarded 1.21 of the bound at every
+#: size; unguarded, large_fast 1.34/1.114/1.255/1.257; unguarded, all modes, window 4
+#: 1.169/1.122/1.115/1.113 (the norm waits for the GEMM's row at some blocks and not at
+#: others, depending on how the rows fall against the blocks, so no variant wins
+#: everywhere). The Ascend pair keeps its figures (1.118 at 7,972 ops, 10 s), and the
+#: tight chain gains (1.146 -> 1.06 at 7,806 ops).
+PORTFOLIO = (PassSpec("all", "hungry", 4, True, split=True, task_windows=True,
+                       hungry_unguarded=True, large_only=True),
+              PassSpec("all", "problem", 16), PassSpec("all", "problem", 64, True),
+              PassSpec("large_fast", "hungry", 128, True, split=True, task_windows=True),
+              PassSpec("large_fast", "hungry", 128, True, split=True, task_windows=True,
+                       hungry_unguarded=True),
+              PassSpec("priced", "interleaved", 16, True), PassSpec("all", "interleaved", 16),
+              PassSpec("priced", "interleaved", 256, True),
+              PassSpec("large_fast", "interleaved", 64, True, split=True, hungry_first=True),
+              PassSpec("all", "breadth", 64), PassSpec("all", "depth", 64),
+              PassSpec("priced", "breadth", 256), PassSpec("priced", "depth", 1024),
+              PassSpec("priced", "depth", 1024, True), PassSpec("all", "depth", 1024, True, True),
+              PassSpec("all", "breadth", 256), PassSpec("priced", "depth", 64),
+              PassSpec("all", "depth", 1024), PassSpec("all", "problem", 1024),
+              PassSpec("priced", "depth", 4096))
+#: Tried only when every portfolio pass stalled, in turn: (sequence, window, guard,
+#: two-ended placement). Two-ended placement puts buffers that outlive the op starting
+#: them at the top of memory and those that die with it at the bottom, so that short
+#: lives do not fragment the space long ones need.
+_FALLBACK = (("depth", 16, True, False), ("depth", 0, False, False),
+             ("depth", 0, False, True))
+#: The share of the work and wall time left that one pass after the first finished one
+#: may take, so that a slow pass does not take the time of the cheaper ones after it:
+#: the hungriest-first sequence pass takes 2.9 s at 2,000 ops and 9 s at 8,000 on the
+#: tight wide pair (where it is best at 2,000), and placed before the interleaved passes
+#: it left the Ascend pair at 8,000 ops without the one that is best there (1.173 of the
+#: bound instead of 1.118 at 10 s).
+PASS_SHARE = 0.5
+#: Work charged per start attempt of a pass (calibrated seconds): a pass's cost grows
+#: with its window as well as its ops, and attempts count both. Measured 2e-6 to 4e-6 s
+#: per attempt on a shared 2-core machine at 500-8,000 ops.
+CHARGE_PER_TRY = 5e-6
+#: Relative tolerance under which a mode's price counts as its op's cheapest.
+_PRICE_TOLERANCE = 1e-6
+
+
+def priced_modes(inst: Instance, relaxation: EnergyRelaxation | None) -> list[list[int]]:
+    """Per op, the modes whose price under ``relaxation``
+    (:func:`schedsearch.engine.modes.mode_prices`) is its cheapest: what the ``priced`` policy
+    allows."""
+    allowed = []
+    for prices in mode_prices(inst, relaxation):
+        cheapest = min(prices)
+        allowed.append([k for k, price in enumerate(prices)
+                        if price <= cheapest * (1 + _PRICE_TOLERANCE) + 1e-12])
+    return allowed
+
+
+def _shortest(inst: Instance, op: int) -> list[int]:
+    """The modes of ``op`` of its shortest duration."""
+    least = inst.min_duration(op)
+    return [k for k, mode in enumerate(inst.modes[op]) if mode.duration == least]
+
+
+class _Sequences:
+    """The mode policies that apply to ``inst`` and each (policy, sequence) computed
+    once: the order and the tails it was ranked by. ``priced`` is :func:`priced_modes`
+    when the caller already has it (it costs an LP), else it is computed here."""
+
+    def __init__(self, inst: Instance, dag: Dag, priced: list[list[int]] | None = None
+                 ) -> None:
+        self.inst, self.dag = inst, dag
+        self.policies: dict[str, list[list[int]] | None] = {"all": None}
+        if priced is None:
+            priced = priced_modes(inst, energy_relaxation(inst.problem, inst.target))
+        if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(priced)):
+            self.policies["priced"] = priced
+        large = large_buffers(inst)
+        self.any_large = any(large)
+        fast = [_shortest(inst, i) if any(large[b] for b in inst.op_buffers[i])
+                else list(range(len(inst.modes[i]))) for i in range(inst.n_ops)]
+        if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(fast)):
+            self.policies["large_fast"] = fast
+        self.cache: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
+
+    def applies(self, spec: PassSpec) -> bool:
+        """Whether ``spec`` runs on this problem: its mode policy exists here, it orders
+        tasks only where there are several, and it needs large buffers only where some
+        buffer is large."""
+        return spec.policy in self.policies and (
+            spec.sequence not in ("interleaved", "hungry") or
+            len(set(self.inst.op_task)) > 1) and (not spec.large_only or self.any_large)
+
+    def make_pass(self, spec: PassSpec) -> SerialPass:
+        """The pass ``spec`` describes, with guard (1) on, ready to run."""
+        order, tail = self.get(spec.policy, spec.sequence)
+        return SerialPass(self.inst, self.dag, order, spec.window, True, tail,
+                     self.policies[spec.policy], in_sequence=spec.in_sequence,
+                     holders_first=spec.holders_first, split=spec.split,
+                     hungry_first=spec.hungry_first, task_windows=spec.task_windows,
+                     hungry_unguarded=spec.hungry_unguarded)
+
+    def get(self, policy: str, name: str) -> tuple[list[int], list[int]]:
+        if (policy, name) not in self.cache:
+            tail = tails(self.inst, self.dag, self.policies[policy])
+            order = (breadth_order(self.inst, self.dag, tail) if name == "breadth" else
+                     problem_order(self.dag) if name == "problem" else
+                     interleaved_order(self.inst, self.dag) if name == "interleaved" else
+                     hungriest_first_order(self.inst, self.dag) if name == "hungry" else
+                     depth_order(self.dag, tail))
+            self.cache[(policy, name)] = (order, tail)
+        return self.cache[(policy, name)]
+
+
+def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
+                   portfolio: Sequence[PassSpec], budget: TimeBudget | None
+                   ) -> tuple[Solution | None, Stall | None]:
+    """The shortest solution of the passes the budget allows, and the first stall. Passes
+    run to their end until one finishes (there must be an answer); each later one gets at
+    most :data:`PASS_SHARE` of the work and wall time left, so that one slow pass does
+    not take the time of the cheaper ones after it."""
+    best: Solution | None = None
+    stall: Stall | None = None
+    for spec in portfolio:
+        if not sequences.applies(spec):
+            continue
+        if best is not None and budget is not None and budget.exhausted():
+            break
+        run = sequences.make_pass(spec)
+        if budget is None or best is None:
+            result = run.run()
+        else:
+            share = budget.share(PASS_SHARE)
+            result = run.run(max_tries=int(share.left / CHARGE_PER_TRY),
+                             deadline=share.deadline)
+            share.exhausted()  # marks the cut when the deadline stopped the pass
+            budget.absorb(share)
+        if budget is not None:
+            budget.charge(CHARGE_PER_TRY * run.tries)
+        if result is None:  # cut at its share: the next pass may finish in what is left
+            continue
+        if isinstance(result, Stall):
+            stall = stall or result
+        elif best is None or result.makespan(inst) < best.makespan(inst):
+            best = result
+    return best, stall
+
+
+def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
+                  priced: list[list[int]] | None = None) -> Solution | Stall:
+    """The shortest legal solution among the passes of :data:`PORTFOLIO` the budget
+    allows, or of :data:`_FALLBACK` when all of them stall. The first pass always runs to its end;
+    later ones stop when the work left (:data:`CHARGE_PER_TRY` per start attempt) or the
+    deadline runs out, and are charged the attempts they made.
+
+    When even in-sequence issue of a depth-first order stalls, greedy placement has
+    failed, not necessarily the problem (a first-fit address can block the exact packing
+    memory needs): the last stall is returned, and the caller decides whether the exact
+    search (:func:`exact_fallback`) gets time.
+
+    ``priced`` is :func:`priced_modes` of ``inst`` when the caller already computed it
+    (a solve shares one energy LP between its bound and every portfolio).
+    """
+    sequences = _Sequences(inst, dag, priced)
+    best, stall = _run_portfolio(inst, dag, sequences, PORTFOLIO, budget)
+    for name, window, reserve, two_ended in _FALLBACK if best is None else ():
+        order, tail = sequences.get("all", name)
+        result = SerialPass(inst, dag, order, window, reserve, tail, two_ended=two_ended).run()
+        if isinstance(result, Solution):
+            return result
+        assert result is not None  # only a pass given limits gives up
+        stall = result
+    if best is not None:
+        return best
+    assert stall is not None
+    return stall
