@@ -6,11 +6,12 @@ schedule with this fallback behind it.
 from __future__ import annotations
 
 from models.errors import InputError
-from schedsearch.engine.cpsat.model import WHOLE_MODEL_MAX_OPS, build, solve_built, whole_problem
+from schedsearch.engine.cpsat.model import build, solve_built, whole_problem
 from schedsearch.engine.cpsat.variables import Incumbent
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
 from schedsearch.engine.orders import tails
+from schedsearch.engine.params import DEFAULT
 from schedsearch.engine.portfolio import list_schedule
 from schedsearch.engine.result import NoSchedule, SolveStatus
 from schedsearch.engine.serial import Stall
@@ -47,7 +48,8 @@ def stall_error(stall: Stall, source: str, why: str,
 
 
 def exact_fallback(inst: Instance, dag: Dag, stall: Stall, source: str, budget: TimeBudget,
-                   seed: int, workers: int) -> Solution:
+                   seed: int, workers: int, *,
+                   max_ops: int = DEFAULT.whole_model_max_ops) -> Solution:
     """Any legal solution, from CP-SAT on the whole exact model (memory with addresses),
     after every list-scheduling pass stalled at ``stall``.
 
@@ -77,14 +79,15 @@ def exact_fallback(inst: Instance, dag: Dag, stall: Stall, source: str, budget: 
     Raises :class:`InputError` (rule FIT) when CP-SAT proves that no schedule respects
     the derived dependencies (:mod:`schedsearch.engine.hazards`; they fix one order of the
     writers of shared bytes), when the budget runs out first, or when the problem has more
-    than :data:`WHOLE_MODEL_MAX_OPS` ops (the model would be too slow to help).
+    than ``max_ops`` ops (:attr:`~schedsearch.engine.params.SearchParams.whole_model_max_ops`: the
+    model would be too slow to help).
     """
     def fit_error(why: str, status: SolveStatus = SolveStatus.NO_SOLUTION_FOUND) -> NoSchedule:
         return stall_error(stall, source, why, status)
 
-    if inst.n_ops > WHOLE_MODEL_MAX_OPS:
+    if inst.n_ops > max_ops:
         raise fit_error(f"every list-scheduling pass stalled, and the exact search is "
-                        f"not tried above {WHOLE_MODEL_MAX_OPS} ops")
+                        f"not tried above {max_ops} ops")
     modes = [max(range(len(inst.modes[i])), key=lambda k, i=i: (inst.modes[i][k].duration, -k))
              for i in range(inst.n_ops)]
     starts = [0] * inst.n_ops

@@ -16,8 +16,9 @@ that sequence serially. Only if that too stalls is the problem reported as not f
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from schedsearch.engine.bounds.lower import EnergyRelaxation, energy_relaxation
 from schedsearch.engine.hazards import Dag
@@ -36,7 +37,29 @@ from schedsearch.engine.serial import SerialPass, Stall
 from schedsearch.engine.solution import Solution
 from schedsearch.engine.timebudget import TimeBudget
 
-__all__ = ["PassSpec", "PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY", "priced_modes", "list_schedule"]
+__all__ = ["ModePolicy", "OpOrder", "PassSpec", "PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY",
+           "priced_modes", "list_schedule"]
+
+
+class ModePolicy(enum.StrEnum):
+    """Which modes a pass lets each op take."""
+
+    #: any mode
+    ALL = "all"
+    #: the modes the energy LP prices cheapest (:func:`priced_modes`)
+    PRICED = "priced"
+    #: ops that access a large buffer only at their shortest modes
+    LARGE_FAST = "large_fast"
+
+
+class OpOrder(enum.StrEnum):
+    """The sequence a pass follows (:mod:`.orders`)."""
+
+    BREADTH = "breadth"  #: :func:`~.orders.breadth_order`
+    DEPTH = "depth"  #: :func:`~.orders.depth_order`
+    PROBLEM = "problem"  #: :func:`~.orders.problem_order`
+    INTERLEAVED = "interleaved"  #: :func:`~.orders.interleaved_order`
+    HUNGRY = "hungry"  #: :func:`~.orders.hungriest_first_order`
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +74,10 @@ class PassSpec:
     that allocate nothing go first (``holders_first``: finish what already holds memory
     before loading more)."""
 
-    policy: str
-    sequence: str
+    policy: ModePolicy
+    sequence: OpOrder
     window: int
+    _: KW_ONLY
     in_sequence: bool = False
     holders_first: bool = False
     #: Large buffers (:data:`LARGE_SHARE`) at the highest address that fits, the others
@@ -101,27 +125,51 @@ class PassSpec:
 #: others, depending on how the rows fall against the blocks, so no variant wins
 #: everywhere). The Ascend pair keeps its figures (1.118 at 7,972 ops, 10 s), and the
 #: tight chain gains (1.146 -> 1.06 at 7,806 ops).
-PORTFOLIO = (PassSpec("all", "hungry", 4, True, split=True, task_windows=True,
-                       hungry_unguarded=True, large_only=True),
-              PassSpec("all", "problem", 16), PassSpec("all", "problem", 64, True),
-              PassSpec("large_fast", "hungry", 128, True, split=True, task_windows=True),
-              PassSpec("large_fast", "hungry", 128, True, split=True, task_windows=True,
-                       hungry_unguarded=True),
-              PassSpec("priced", "interleaved", 16, True), PassSpec("all", "interleaved", 16),
-              PassSpec("priced", "interleaved", 256, True),
-              PassSpec("large_fast", "interleaved", 64, True, split=True, hungry_first=True),
-              PassSpec("all", "breadth", 64), PassSpec("all", "depth", 64),
-              PassSpec("priced", "breadth", 256), PassSpec("priced", "depth", 1024),
-              PassSpec("priced", "depth", 1024, True), PassSpec("all", "depth", 1024, True, True),
-              PassSpec("all", "breadth", 256), PassSpec("priced", "depth", 64),
-              PassSpec("all", "depth", 1024), PassSpec("all", "problem", 1024),
-              PassSpec("priced", "depth", 4096))
-#: Tried only when every portfolio pass stalled, in turn: (sequence, window, guard,
-#: two-ended placement). Two-ended placement puts buffers that outlive the op starting
-#: them at the top of memory and those that die with it at the bottom, so that short
-#: lives do not fragment the space long ones need.
-_FALLBACK = (("depth", 16, True, False), ("depth", 0, False, False),
-             ("depth", 0, False, True))
+PORTFOLIO = (
+    PassSpec(ModePolicy.ALL, OpOrder.HUNGRY, 4,
+             in_sequence=True, split=True, task_windows=True, hungry_unguarded=True,
+             large_only=True),
+    PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 16),
+    PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, in_sequence=True),
+    PassSpec(ModePolicy.LARGE_FAST, OpOrder.HUNGRY, 128,
+             in_sequence=True, split=True, task_windows=True),
+    PassSpec(ModePolicy.LARGE_FAST, OpOrder.HUNGRY, 128,
+             in_sequence=True, split=True, task_windows=True, hungry_unguarded=True),
+    PassSpec(ModePolicy.PRICED, OpOrder.INTERLEAVED, 16, in_sequence=True),
+    PassSpec(ModePolicy.ALL, OpOrder.INTERLEAVED, 16),
+    PassSpec(ModePolicy.PRICED, OpOrder.INTERLEAVED, 256, in_sequence=True),
+    PassSpec(ModePolicy.LARGE_FAST, OpOrder.INTERLEAVED, 64,
+             in_sequence=True, split=True, hungry_first=True),
+    PassSpec(ModePolicy.ALL, OpOrder.BREADTH, 64),
+    PassSpec(ModePolicy.ALL, OpOrder.DEPTH, 64),
+    PassSpec(ModePolicy.PRICED, OpOrder.BREADTH, 256),
+    PassSpec(ModePolicy.PRICED, OpOrder.DEPTH, 1024),
+    PassSpec(ModePolicy.PRICED, OpOrder.DEPTH, 1024, in_sequence=True),
+    PassSpec(ModePolicy.ALL, OpOrder.DEPTH, 1024, in_sequence=True, holders_first=True),
+    PassSpec(ModePolicy.ALL, OpOrder.BREADTH, 256),
+    PassSpec(ModePolicy.PRICED, OpOrder.DEPTH, 64),
+    PassSpec(ModePolicy.ALL, OpOrder.DEPTH, 1024),
+    PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 1024),
+    PassSpec(ModePolicy.PRICED, OpOrder.DEPTH, 4096),
+)
+@dataclass(frozen=True, slots=True)
+class _FallbackPass:
+    """A pass tried only when every portfolio pass stalled: its sequence and window,
+    whether guard (1) is on, and whether placement is two-ended."""
+
+    sequence: OpOrder
+    window: int
+    _: KW_ONLY
+    guarded: bool
+    two_ended: bool
+
+
+#: Tried only when every portfolio pass stalled, in turn. Two-ended placement puts buffers that
+#: outlive the op starting them at the top of memory and those that die with it at the bottom, so
+#: that short lives do not fragment the space long ones need.
+_FALLBACK = (_FallbackPass(OpOrder.DEPTH, 16, guarded=True, two_ended=False),
+             _FallbackPass(OpOrder.DEPTH, 0, guarded=False, two_ended=False),
+             _FallbackPass(OpOrder.DEPTH, 0, guarded=False, two_ended=True))
 #: The share of the work and wall time left that one pass after the first finished one
 #: may take, so that a slow pass does not take the time of the cheaper ones after it:
 #: the hungriest-first sequence pass takes 2.9 s at 2,000 ops and 9 s at 8,000 on the
@@ -163,25 +211,25 @@ class _Sequences:
     def __init__(self, inst: Instance, dag: Dag, priced: list[list[int]] | None = None
                  ) -> None:
         self.inst, self.dag = inst, dag
-        self.policies: dict[str, list[list[int]] | None] = {"all": None}
+        self.policies: dict[ModePolicy, list[list[int]] | None] = {ModePolicy.ALL: None}
         if priced is None:
             priced = priced_modes(inst, energy_relaxation(inst.problem, inst.target))
         if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(priced)):
-            self.policies["priced"] = priced
+            self.policies[ModePolicy.PRICED] = priced
         large = large_buffers(inst)
         self.any_large = any(large)
         fast = [_shortest(inst, i) if any(large[b] for b in inst.op_buffers[i])
                 else list(range(len(inst.modes[i]))) for i in range(inst.n_ops)]
         if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(fast)):
-            self.policies["large_fast"] = fast
-        self.cache: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
+            self.policies[ModePolicy.LARGE_FAST] = fast
+        self.cache: dict[tuple[ModePolicy, OpOrder], tuple[list[int], list[int]]] = {}
 
     def applies(self, spec: PassSpec) -> bool:
         """Whether ``spec`` runs on this problem: its mode policy exists here, it orders
         tasks only where there are several, and it needs large buffers only where some
         buffer is large."""
         return spec.policy in self.policies and (
-            spec.sequence not in ("interleaved", "hungry") or
+            spec.sequence not in (OpOrder.INTERLEAVED, OpOrder.HUNGRY) or
             len(set(self.inst.op_task)) > 1) and (not spec.large_only or self.any_large)
 
     def make_pass(self, spec: PassSpec) -> SerialPass:
@@ -193,13 +241,13 @@ class _Sequences:
                      hungry_first=spec.hungry_first, task_windows=spec.task_windows,
                      hungry_unguarded=spec.hungry_unguarded)
 
-    def get(self, policy: str, name: str) -> tuple[list[int], list[int]]:
+    def get(self, policy: ModePolicy, name: OpOrder) -> tuple[list[int], list[int]]:
         if (policy, name) not in self.cache:
             tail = tails(self.inst, self.dag, self.policies[policy])
-            order = (breadth_order(self.inst, self.dag, tail) if name == "breadth" else
-                     problem_order(self.dag) if name == "problem" else
-                     interleaved_order(self.inst, self.dag) if name == "interleaved" else
-                     hungriest_first_order(self.inst, self.dag) if name == "hungry" else
+            order = (breadth_order(self.inst, self.dag, tail) if name is OpOrder.BREADTH else
+                     problem_order(self.dag) if name is OpOrder.PROBLEM else
+                     interleaved_order(self.inst, self.dag) if name is OpOrder.INTERLEAVED else
+                     hungriest_first_order(self.inst, self.dag) if name is OpOrder.HUNGRY else
                      depth_order(self.dag, tail))
             self.cache[(policy, name)] = (order, tail)
         return self.cache[(policy, name)]
@@ -240,8 +288,9 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
 
 
 def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
-                  priced: list[list[int]] | None = None) -> Solution | Stall:
-    """The shortest legal solution among the passes of :data:`PORTFOLIO` the budget
+                  priced: list[list[int]] | None = None,
+                  portfolio: Sequence[PassSpec] = PORTFOLIO) -> Solution | Stall:
+    """The shortest legal solution among the passes of ``portfolio`` the budget
     allows, or of :data:`_FALLBACK` when all of them stall. The first pass always runs to its end;
     later ones stop when the work left (:data:`CHARGE_PER_TRY` per start attempt) or the
     deadline runs out, and are charged the attempts they made.
@@ -255,10 +304,11 @@ def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
     (a solve shares one energy LP between its bound and every portfolio).
     """
     sequences = _Sequences(inst, dag, priced)
-    best, stall = _run_portfolio(inst, dag, sequences, PORTFOLIO, budget)
-    for name, window, reserve, two_ended in _FALLBACK if best is None else ():
-        order, tail = sequences.get("all", name)
-        result = SerialPass(inst, dag, order, window, reserve, tail, two_ended=two_ended).run()
+    best, stall = _run_portfolio(inst, dag, sequences, portfolio, budget)
+    for spec in _FALLBACK if best is None else ():
+        order, tail = sequences.get(ModePolicy.ALL, spec.sequence)
+        result = SerialPass(inst, dag, order, spec.window, spec.guarded, tail,
+                            two_ended=spec.two_ended).run()
         if isinstance(result, Solution):
             return result
         assert result is not None  # only a pass given limits gives up

@@ -50,7 +50,6 @@ from models.validate import validate_problem
 from schedsearch.engine import interrupt
 from schedsearch.engine.bounds.lower import energy_relaxation, lower_bound
 from schedsearch.engine.cpsat.model import (
-    WHOLE_MODEL_MAX_OPS,
     build,
     solve_built,
     whole_problem,
@@ -64,6 +63,7 @@ from schedsearch.engine.lns import improve
 from schedsearch.engine.mirror import mirrored, mirrored_dag
 from schedsearch.engine.offsets import place_offsets
 from schedsearch.engine.orders import large_buffers, tails
+from schedsearch.engine.params import DEFAULT, SearchParams
 from schedsearch.engine.portfolio import list_schedule, priced_modes
 from schedsearch.engine.result import SolveStats, SolveStatus, refusal
 from schedsearch.engine.sequence import TaskSolver, kernels_in_sequence
@@ -72,38 +72,9 @@ from schedsearch.engine.slicing import restrict
 from schedsearch.engine.solution import Solution, extent_bytes, to_schedule
 from schedsearch.engine.timebudget import TimeBudget
 
-__all__ = ["solve", "solve_report", "Progress", "SolveReport", "SECONDARIES",
-           "WHOLE_MODEL_MAX_OPS"]
+__all__ = ["solve", "solve_report", "Progress", "SolveReport", "SECONDARIES"]
 
 SECONDARIES = ("peak-memory",)
-#: Problems up to :data:`WHOLE_MODEL_MAX_OPS` ops first get one CP-SAT model of the whole
-#: problem for this share of the budget (it yields a proven bound), then LNS.
-WHOLE_MODEL_SHARE = 0.4
-#: The same share when the search uses the whole time (``reproducible=False``): CP-SAT's
-#: parallel search on the whole model is then the strongest stage on problems without
-#: buffers (RCPSP), LNS keeps the rest.
-WHOLE_MODEL_SHARE_TIMED = 0.8
-#: The same on problems with buffers, where memory binds and LNS with small windows
-#: gains more per second than the whole model: on the tight problems of
-#: ``benchmarks/bench_memory.py`` at about 150 ops (10 s, seeds 0-2) the answers went
-#: from 1.021/1.051/1.056/1.066 of the bound (pair, triple, chain, Ascend pair) to
-#: 1.020/1.045/1.052/1.048, and the wide pair's (seeds 0-5) from 1.126 to 1.108.
-WHOLE_MODEL_SHARE_TIMED_MEMORY = 0.5
-#: On problems without buffers (RCPSP), the share of what the whole model leaves that
-#: sampling with double justification gets (:mod:`schedsearch.engine.justify`), before LNS: it
-#: found the best known makespan of J30 instances CP-SAT stopped one period above
-#: within 10 s; before the whole model it took time CP-SAT needed on others.
-JUSTIFY_SHARE = 0.5
-#: On problems without buffers, the share of the whole model's time it searches the
-#: mirrored problem (see :mod:`schedsearch.engine.mirror`) before the forward one.
-MIRRORED_SHARE = 0.5
-#: Share of the budget for the tasks one after another, each searched alone (a
-#: candidate the answer must never lose to).
-SERIAL_SHARE = 0.25
-#: Share of the budget the peak-memory phase gets when it is asked for.
-SECONDARY_SHARE = 0.3
-
-
 @dataclass(frozen=True, slots=True)
 class Progress:
     """One line of progress: the stage, best makespan so far, best lower bound, seconds."""
@@ -137,7 +108,8 @@ def solve(problem: Problem, target: Target, *, time_limit: float = 10.0, seed: i
           workers: int = 2, granularity: str = "tile", secondary: str | None = None,
           placement: bool = True, reproducible: bool = True,
           progress: Callable[[Progress], None] | None = None,
-          validated: bool = False, wall_limit: float | None = None) -> Schedule:
+          validated: bool = False, wall_limit: float | None = None,
+          params: SearchParams = DEFAULT) -> Schedule:
     """A legal schedule of ``problem`` on ``target`` with the shortest makespan found.
 
     Raises :class:`InputError` for a problem that cannot fit or whose dependencies form a
@@ -146,12 +118,12 @@ def solve(problem: Problem, target: Target, *, time_limit: float = 10.0, seed: i
     ``reproducible`` stops the search by its deterministic work budget (same seed and
     workers, same schedule; often well before the limit); otherwise it searches until the
     time limit (or until the makespan meets the bound) and the answer may vary by run.
-    ``validated`` and ``wall_limit`` as in :func:`solve_report`.
+    ``validated``, ``wall_limit`` and ``params`` as in :func:`solve_report`.
     """
     return solve_report(problem, target, time_limit=time_limit, seed=seed, workers=workers,
                         granularity=granularity, secondary=secondary, placement=placement,
                         reproducible=reproducible, progress=progress,
-                        validated=validated, wall_limit=wall_limit).schedule
+                        validated=validated, wall_limit=wall_limit, params=params).schedule
 
 
 def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
@@ -160,7 +132,8 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
                  reproducible: bool = True,
                  progress: Callable[[Progress], None] | None = None,
                  source: str = "<problem>", started: float | None = None,
-                 validated: bool = False, wall_limit: float | None = None) -> SolveReport:
+                 validated: bool = False, wall_limit: float | None = None,
+                 params: SearchParams = DEFAULT) -> SolveReport:
     """:func:`solve`, with the lower bound and the cost model's figures of the result.
 
     ``started`` (a :func:`time.perf_counter` value, default now) is when the time limit
@@ -175,7 +148,8 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
     The energy LP is solved once, for the bound and for the list scheduler's prices.
     ``wall_limit`` (default ``time_limit``) is the hard wall-clock limit: a caller that
     wants a reproducible search to stay reproducible on a loaded machine gives it more
-    wall time than work (the tuner does).
+    wall time than work (the tuner does). ``params`` holds every share and pass of the
+    search (:mod:`schedsearch.engine.params`).
     """
     if secondary is not None and secondary not in SECONDARIES:
         raise InputError(f"secondary must be one of {SECONDARIES}, got {secondary!r}",
@@ -201,45 +175,47 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
     budget = TimeBudget.start(time_limit, wall=wall_limit, begin=begin,
                               reproducible=reproducible)
     try:
-        found = list_schedule(inst, dag, budget, priced=priced)
+        found = list_schedule(inst, dag, budget, priced=priced, portfolio=params.portfolio)
         solver = "constructive"
         if isinstance(found, Stall):  # the exact last resort, on the solve's own budget
-            found, solver = exact_fallback(inst, dag, found, source, budget, seed,
-                                           workers), "cp-sat"
+            found, solver = exact_fallback(inst, dag, found, source, budget, seed, workers,
+                                           max_ops=params.whole_model_max_ops), "cp-sat"
     except InputError as error:
         if interrupt.requested():
             raise interrupt.Interrupted() from None
         raise refusal(error) from None
     solution = found
     serial = None
-    serial_budget = budget.share(SERIAL_SHARE)
-    if not serial_budget.exhausted() and _serial_could_win(inst, solution.makespan(inst)):
+    serial_budget = budget.share(params.serial_share)
+    if not serial_budget.exhausted() and _serial_could_win(inst, solution.makespan(inst),
+                                                           params.serial_check_max_ops):
         serial = kernels_in_sequence(inst, serial_budget,
-                                     _task_solver(seed, workers, placement))
+                                     _task_solver(seed, workers, placement, params))
     budget.absorb(serial_budget)
     displaced = None  # the list schedule, when the tasks in sequence replace it as start
     if serial is not None and serial.makespan(inst) < solution.makespan(inst) and \
             _respects(inst, dag, serial):
         solution, displaced, serial, solver = serial, solution, None, "tasks-in-sequence"
     emit("constructive", solution.makespan(inst))
-    search = budget.share(1 - SECONDARY_SHARE) if secondary is not None else budget
+    search = budget.share(1 - params.secondary_share) if secondary is not None else budget
     meta: dict[str, Any] = {"solver": solver, "status": "FEASIBLE"}
     cpsat_bound = None
-    if 0 < inst.n_ops <= WHOLE_MODEL_MAX_OPS and not interrupt.requested():
-        whole = search.share(WHOLE_MODEL_SHARE if reproducible else
-                             WHOLE_MODEL_SHARE_TIMED_MEMORY if inst.n_buffers else
-                             WHOLE_MODEL_SHARE_TIMED)
+    if 0 < inst.n_ops <= params.whole_model_max_ops and not interrupt.requested():
+        whole = search.share(params.whole_model_share if reproducible else
+                             params.whole_model_share_timed_memory if inst.n_buffers else
+                             params.whole_model_share_timed)
         if inst.n_buffers:
             solution, meta, cpsat_bound = _whole_model(
                 inst, dag, solution, meta["solver"], bound, whole, seed, workers,
                 _relaxes_memory(inst, placement), emit)
         else:
             solution, meta, cpsat_bound = _whole_model_both_ways(
-                inst, dag, solution, meta["solver"], bound, whole, seed, workers, emit)
+                inst, dag, solution, meta["solver"], bound, whole, seed, workers, emit,
+                params.mirrored_share)
         search.absorb(whole)
     if not inst.n_buffers and inst.n_ops and meta["status"] != "OPTIMAL" and \
             not interrupt.requested():
-        part = search.share(JUSTIFY_SHARE)
+        part = search.share(params.justify_share)
         found = justified(inst, dag, part, seed, priced=priced,
                           lower=max(bound, cpsat_bound or 0))
         search.absorb(part)
@@ -257,7 +233,7 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
     if secondary == "peak-memory" and not interrupt.requested():
         budget.absorb(search)
         solution, meta["secondary"] = _peak_memory(inst, dag, solution, bound, budget, seed,
-                                                   workers)
+                                                   workers, params.whole_model_max_ops)
     makespan = solution.makespan(inst)
     stats = SolveStats(
         solver=meta["solver"], bound=bound,
@@ -311,37 +287,34 @@ def _lns(inst: Instance, dag: Dag, solution: Solution, displaced: Solution | Non
     return solution
 
 
-def _task_solver(seed: int, workers: int, placement: bool) -> TaskSolver:
-    """The search on one task alone, with the solve's seed, workers and placement."""
+def _task_solver(seed: int, workers: int, placement: bool, params: SearchParams
+                 ) -> TaskSolver:
+    """The search on one task alone, with the solve's seed, workers, placement and
+    parameters."""
     def solve_task(problem: Problem, target: Target, seconds: float,
                    reproducible: bool) -> Schedule:
         return solve_report(problem, target, time_limit=seconds, seed=seed, workers=workers,
                             placement=placement, reproducible=reproducible,
-                            validated=True).schedule
+                            validated=True, params=params).schedule
     return solve_task
 
 
-#: Above this many ops, the tasks-in-sequence check uses only the resource bound that
-#: needs no sub-problem (the lower bound of each task's own problem takes 1-2 s at about
-#: 8,000 ops, a fifth of a 10 s solve).
-SERIAL_CHECK_MAX_OPS = 1000
-
-
-def _serial_could_win(inst: Instance, makespan: int) -> bool:
+def _serial_could_win(inst: Instance, makespan: int, check_max_ops: int) -> bool:
     """Whether the tasks one after another could end before ``makespan``: the sum of a
     lower bound of each task alone is below it. The bound is each task's lane and budget
-    work (:func:`_work_bound`), and, on problems of at most :data:`SERIAL_CHECK_MAX_OPS`
-    ops, :func:`schedsearch.engine.bounds.lower.lower_bound` of the problem its kernel solves.
-    Where the candidate cannot win, searching it (a quarter of the time) cannot change the answer,
-    and the later stages get that time (on the tight pairs and chain the tasks in
-    sequence are 30-70 % longer than the list schedule)."""
+    work (:func:`_work_bound`), and, on problems of at most ``check_max_ops``
+    ops (:attr:`SearchParams.serial_check_max_ops`),
+    :func:`schedsearch.engine.bounds.lower.lower_bound` of the problem its kernel solves. Where the
+    candidate cannot win, searching it (a quarter of the time) cannot change the answer, and the
+    later stages get that time (on the tight pairs and chain the tasks in sequence are 30-70 %
+    longer than the list schedule)."""
 
     tasks = list(dict.fromkeys(inst.op_task))
     if len(tasks) < 2:
         return False
     if sum(_work_bound(inst, task) for task in tasks) >= makespan:
         return False
-    if inst.n_ops > SERIAL_CHECK_MAX_OPS:
+    if inst.n_ops > check_max_ops:
         return True
     total = 0
     for task in tasks:
@@ -431,15 +404,15 @@ def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, boun
 
 def _whole_model_both_ways(inst: Instance, dag: Dag, solution: Solution, solver: str,
                            bound: int, budget: TimeBudget, seed: int, workers: int,
-                           emit: Callable[[str, int], None]
+                           emit: Callable[[str, int], None], mirrored_share: float
                            ) -> tuple[Solution, dict[str, Any], int | None]:
     """:func:`_whole_model` on a problem without buffers, on the mirrored problem
-    (:mod:`schedsearch.engine.mirror`) for :data:`MIRRORED_SHARE` of ``budget``, then, unless
+    (:mod:`schedsearch.engine.mirror`) for ``mirrored_share`` of ``budget``, then, unless
     that proved its answer optimal, forward from its answer for the rest. Either run's
     bound holds for both, and the shorter answer is kept."""
     meta: dict[str, Any] = {"solver": solver, "status": "FEASIBLE"}
     bounds: list[int] = []
-    for share, flip in ((MIRRORED_SHARE, True), (1.0, False)):
+    for share, flip in ((mirrored_share, True), (1.0, False)):
         if meta["status"] == "OPTIMAL" or budget.exhausted() or interrupt.requested():
             break
         part = budget.share(share)
@@ -475,9 +448,10 @@ def _placed(inst: Instance, answers: list[Solution], incumbent: Solution, budget
 
 
 def _peak_memory(inst: Instance, dag: Any, solution: Solution, bound: int, budget: TimeBudget,
-                 seed: int, workers: int) -> tuple[Solution, dict[str, Any]]:
-    """Minimise the highest address used per memory, keeping the makespan."""
-    if inst.n_ops > WHOLE_MODEL_MAX_OPS:
+                 seed: int, workers: int, max_ops: int) -> tuple[Solution, dict[str, Any]]:
+    """Minimise the highest address used per memory, keeping the makespan (not tried
+    above ``max_ops`` ops)."""
+    if inst.n_ops > max_ops:
         return solution, {"objective": "peak-memory", "status": "SKIPPED_TOO_LARGE"}
     inc = Incumbent.of(inst, dag, solution)
     built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan,

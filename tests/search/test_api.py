@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from models.formats import Problem, read_schedule, schedule_to_dict
 from models.targets import load_target
 from models.workload import example_names, load_problem_input, load_workload, scaled, tile
 from schedsearch import solve
+from schedsearch.engine.params import DEFAULT
 from schedsearch.engine.search import Progress, solve_report
 from tests.search.problems import (
     gemm_problem,
@@ -155,9 +157,9 @@ def test_memory_free_problems_get_justified_sampling_and_never_lose_to_it(
         return answer
 
     monkeypatch.setattr(api, "justified", spy)
-    monkeypatch.setattr(api, "WHOLE_MODEL_MAX_OPS", 0)  # no proof of optimality first
     problem, tgt = random_rcpsp(3, n=20)
-    report = solve_report(problem, tgt, time_limit=1.0, workers=1)
+    no_whole_model = replace(DEFAULT, whole_model_max_ops=0)  # no proof of optimality first
+    report = solve_report(problem, tgt, time_limit=1.0, workers=1, params=no_whole_model)
     assert verify(report.schedule) == []
     (made,) = found
     assert made is not None and report.schedule.makespan <= made
@@ -195,17 +197,17 @@ def test_the_timed_whole_model_gets_less_of_the_budget_where_there_are_buffers(
     problem, tgt = (gemm_problem(), target()) if with_buffers else random_rcpsp(3, n=12)
     report = solve_report(problem, tgt, time_limit=0.3, workers=1, reproducible=False)
     assert verify(report.schedule) == []
-    assert given == [api.WHOLE_MODEL_SHARE_TIMED_MEMORY if with_buffers
-                     else api.WHOLE_MODEL_SHARE_TIMED]
-    assert api.WHOLE_MODEL_SHARE_TIMED_MEMORY < api.WHOLE_MODEL_SHARE_TIMED
+    assert given == [DEFAULT.whole_model_share_timed_memory if with_buffers
+                     else DEFAULT.whole_model_share_timed]
+    assert DEFAULT.whole_model_share_timed_memory < DEFAULT.whole_model_share_timed
 
 
 @pytest.mark.parametrize("mirrored_proves", [True, False])
 def test_a_memory_free_whole_model_searches_the_mirrored_problem_then_the_forward_one(
         monkeypatch: pytest.MonkeyPatch, mirrored_proves: bool) -> None:
-    """The mirrored run gets :data:`MIRRORED_SHARE` and goes first; its answer comes back
-    forward and starts the forward run, which is skipped once optimality is proven; the
-    better of the two bounds is kept."""
+    """The mirrored run gets ``mirrored_share`` of the whole model's time and goes first; its
+    answer comes back forward and starts the forward run, which is skipped once optimality is
+    proven; the better of the two bounds is kept."""
     import schedsearch.engine.search as api
     from schedsearch.engine.mirror import mirrored
     from schedsearch.engine.portfolio import list_schedule

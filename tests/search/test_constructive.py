@@ -122,12 +122,13 @@ def test_the_last_resort_proves_a_problem_infeasible() -> None:
     assert "CP-SAT proved that no schedule" in error.value.message
 
 
-def test_the_last_resort_is_not_tried_above_the_size_limit(monkeypatch: pytest.MonkeyPatch
-                                                           ) -> None:
-    monkeypatch.setattr(fallback, "WHOLE_MODEL_MAX_OPS", 3)
+def test_the_last_resort_is_not_tried_above_the_size_limit() -> None:
     inst = build_instance(_crossed_lifetimes(), target(capacity=3, alignment=1))
+    dag = build_dag(inst)
+    stall = list_schedule(inst, dag)
+    assert isinstance(stall, Stall)
     with pytest.raises(InputError) as error:
-        construct(inst, build_dag(inst), budget=TimeBudget.start(10))
+        exact_fallback(inst, dag, stall, "<problem>", TimeBudget.start(10), 0, 1, max_ops=3)
     assert error.value.rule == "FIT" and "not tried above 3 ops" in error.value.message
 
 

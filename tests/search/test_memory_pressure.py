@@ -3,6 +3,7 @@ sequence (each searched alone) as a floor, and the budget that uses the whole ti
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -20,7 +21,15 @@ from schedsearch.engine.orders import (
     problem_order,
     tails,
 )
-from schedsearch.engine.portfolio import PORTFOLIO, PassSpec, _Sequences, priced_modes
+from schedsearch.engine.params import DEFAULT
+from schedsearch.engine.portfolio import (
+    PORTFOLIO,
+    ModePolicy,
+    OpOrder,
+    PassSpec,
+    _Sequences,
+    priced_modes,
+)
 from schedsearch.engine.result import SolveStatus
 from schedsearch.engine.search import solve_report
 from schedsearch.engine.sequence import kernels_in_sequence
@@ -83,7 +92,8 @@ def test_a_window_per_task_lets_the_other_task_start_while_the_hungry_one_waits(
     runs = {}
     for per_task in (False, True):
         result = _run_spec(inst, dag, sequences, PassSpec(
-            "large_fast", "hungry", 16, True, split=True, task_windows=per_task))
+            ModePolicy.LARGE_FAST, OpOrder.HUNGRY, 16, in_sequence=True, split=True,
+            task_windows=per_task))
         assert isinstance(result, Solution)
         assert verify(to_schedule(inst, result, {})) == []
         runs[per_task] = result
@@ -103,8 +113,8 @@ def test_the_hungry_head_unguarded_lets_the_other_task_fill_the_norms_transfers(
     makespans = {}
     for unguarded in (False, True):
         result = _run_spec(inst, dag, sequences, PassSpec(
-            "large_fast", "hungry", 128, True, split=True, task_windows=True,
-            hungry_unguarded=unguarded))
+            ModePolicy.LARGE_FAST, OpOrder.HUNGRY, 128, in_sequence=True, split=True,
+            task_windows=True, hungry_unguarded=unguarded))
         assert isinstance(result, Solution)
         assert verify(to_schedule(inst, result, {})) == []
         makespans[unguarded] = result.makespan(inst)
@@ -242,17 +252,18 @@ def test_the_hungry_task_first_beats_the_problems_order_where_its_blocks_fill_me
     issuing it first (and the GEMM in its gaps) is shorter than task by task."""
     inst, dag, sequences = _tight("pair-wide", 150)
     makespans = []
-    for spec in (PassSpec("all", "problem", 16),
-                 PassSpec("large_fast", "interleaved", 64, True, split=True,
+    fast, hungry = ModePolicy.LARGE_FAST, OpOrder.HUNGRY
+    for spec in (PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 16),
+                 PassSpec(fast, OpOrder.INTERLEAVED, 64, in_sequence=True, split=True,
                           hungry_first=True),
-                 PassSpec("large_fast", "hungry", 1024, True, split=True),
-                 PassSpec("large_fast", "hungry", 128, True, split=True, task_windows=True)):
+                 PassSpec(fast, hungry, 1024, in_sequence=True, split=True),
+                 PassSpec(fast, hungry, 128, in_sequence=True, split=True, task_windows=True)):
         result = _run_spec(inst, dag, sequences, spec)
         assert isinstance(result, Solution), spec
         assert verify(to_schedule(inst, result, {})) == []
         makespans.append(result.makespan(inst))
     assert all(makespan < makespans[0] for makespan in makespans[1:])
-    fast = sequences.policies["large_fast"]
+    fast = sequences.policies[ModePolicy.LARGE_FAST]
     for op in range(inst.n_ops):
         modes = inst.modes[op]
         if any(large_buffers(inst)[b] for b in inst.op_buffers[op]):
@@ -407,8 +418,9 @@ def test_the_tasks_in_sequence_are_searched_only_where_they_could_win(
                 for task in dict.fromkeys(inst.op_task))
     listed = list_schedule(inst, build_dag(inst))
     assert isinstance(listed, Solution) and alone > listed.makespan(inst)
-    assert not api._serial_could_win(inst, listed.makespan(inst))
-    assert api._serial_could_win(inst, alone + 1)
+    check = DEFAULT.serial_check_max_ops
+    assert not api._serial_could_win(inst, listed.makespan(inst), check)
+    assert api._serial_could_win(inst, alone + 1, check)
     calls: list[int] = []
     real = api.kernels_in_sequence
 
@@ -471,10 +483,9 @@ def test_lns_runs_from_both_the_tasks_in_sequence_and_the_list_schedule_they_dis
 
     monkeypatch.setattr(api, "list_schedule", delayed)
     monkeypatch.setattr(api, "_serial_could_win", lambda *_: True)
-    monkeypatch.setattr(api, "WHOLE_MODEL_MAX_OPS", 0)
     monkeypatch.setattr(api, "improve", improve)
     report = solve_report(two_task_problem(), target(capacity=4096), time_limit=1.0,
-                          workers=1)
+                          workers=1, params=replace(DEFAULT, whole_model_max_ops=0))
     assert verify(report.schedule) == []
     assert len(starts) == 2 and starts[0] > starts[1]  # the displaced list schedule first
     assert starts[0] > late

@@ -4,7 +4,8 @@ Every model starts from an incumbent and is given a complete hint from it (every
 variable, the shift at zero). The incumbent is legal, so CP-SAT begins from a feasible
 point (without one, the NoOverlap2D of a memory that binds leaves it with no solution at
 all for minutes), except in the constructive's last resort: there no legal schedule is
-known, the problem is small (:data:`WHOLE_MODEL_MAX_OPS`) and any solution is the goal.
+known, the problem is small
+(:attr:`schedsearch.engine.params.SearchParams.whole_model_max_ops`) and any solution is the goal.
 
 Reproducibility and workers: CP-SAT with several workers under a wall-clock limit is
 not deterministic, and measured on these models (OR-Tools 9.15) neither is a run stopped
@@ -51,13 +52,8 @@ from schedsearch.engine.solution import Solution
 from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["Built", "Outcome", "build", "solve_built", "solve_each", "whole_problem",
-           "portfolio_seeds", "conflict_cost", "SECONDS_PER_CONFLICT", "WHOLE_MODEL_MAX_OPS"]
+           "portfolio_seeds", "conflict_cost", "SECONDS_PER_CONFLICT"]
 
-#: Problems up to this many ops get one CP-SAT model of the whole problem: after the
-#: constructive (it yields a proven bound; larger ones go straight to LNS, which improves
-#: faster than the whole model at every size measured), and as the constructive's last
-#: resort when every list-scheduling pass stalls.
-WHOLE_MODEL_MAX_OPS = 200
 
 #: Calibration: wall seconds one conflict costs a single CP-SAT worker on a model of
 #: 1,000 constraints; the cost grows as ``constraints ** 1.5``. Measured on a shared

@@ -1,0 +1,64 @@
+"""Every share, size limit and pass of the search in one place, each default with the
+measurement behind it.
+
+:func:`schedsearch.engine.search.solve` takes a :class:`SearchParams` (``DEFAULT`` unless
+given): an experiment or a test changes a field with :func:`dataclasses.replace`
+instead of patching a module. A share is of the time budget left when its stage starts
+(:class:`~schedsearch.engine.timebudget.TimeBudget.share`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from schedsearch.engine.portfolio import PORTFOLIO, PassSpec
+
+__all__ = ["SearchParams", "DEFAULT"]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchParams:
+    """The search's parameters (see the module docstring)."""
+
+    #: Problems up to this many ops get one CP-SAT model of the whole problem: after the
+    #: constructive (it yields a proven bound; larger ones go straight to LNS, which improves
+    #: faster than the whole model at every size measured), and as the constructive's last
+    #: resort when every list-scheduling pass stalls.
+    whole_model_max_ops: int = 200
+    #: Problems up to :attr:`whole_model_max_ops` ops first get one CP-SAT model of the whole
+    #: problem for this share of the budget (it yields a proven bound), then LNS.
+    whole_model_share: float = 0.4
+    #: The same share when the search uses the whole time (``reproducible=False``): CP-SAT's
+    #: parallel search on the whole model is then the strongest stage on problems without
+    #: buffers (RCPSP), LNS keeps the rest.
+    whole_model_share_timed: float = 0.8
+    #: The same on problems with buffers, where memory binds and LNS with small windows
+    #: gains more per second than the whole model: on the tight problems of
+    #: ``benchmarks/bench_memory.py`` at about 150 ops (10 s, seeds 0-2) the answers went
+    #: from 1.021/1.051/1.056/1.066 of the bound (pair, triple, chain, Ascend pair) to
+    #: 1.020/1.045/1.052/1.048, and the wide pair's (seeds 0-5) from 1.126 to 1.108.
+    whole_model_share_timed_memory: float = 0.5
+    #: On problems without buffers (RCPSP), the share of what the whole model leaves that
+    #: sampling with double justification gets (:mod:`schedsearch.engine.justify`), before LNS: it
+    #: found the best known makespan of J30 instances CP-SAT stopped one period above
+    #: within 10 s; before the whole model it took time CP-SAT needed on others.
+    justify_share: float = 0.5
+    #: On problems without buffers, the share of the whole model's time it searches the
+    #: mirrored problem (see :mod:`schedsearch.engine.mirror`) before the forward one.
+    mirrored_share: float = 0.5
+    #: Share of the budget for the tasks one after another, each searched alone (a
+    #: candidate the answer must never lose to).
+    serial_share: float = 0.25
+    #: Share of the budget the peak-memory phase gets when it is asked for.
+    secondary_share: float = 0.3
+    #: Above this many ops, the tasks-in-sequence check uses only the resource bound that
+    #: needs no sub-problem (the lower bound of each task's own problem takes 1-2 s at about
+    #: 8,000 ops, a fifth of a 10 s solve).
+    serial_check_max_ops: int = 1000
+    #: The list scheduler's passes, in the order tried (:data:`.portfolio.PORTFOLIO`, where
+    #: the measurements behind each pass and its place are).
+    portfolio: tuple[PassSpec, ...] = PORTFOLIO
+
+
+#: The parameters every solve uses unless it is given others.
+DEFAULT = SearchParams()
