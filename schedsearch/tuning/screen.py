@@ -57,7 +57,7 @@ STAGE_UNITS = 200
 #: costs). A machine up to about this much slower than calibrated (a loaded one) still
 #: gives the same answer: on a 2-core machine at load average 8, LNS ran 4 times its
 #: work in wall time, so at 2 and at 4 the same seed gave different candidates in
-#: ``tests/tune/test_tune.py``. The finalists' searches get the same net.
+#: ``tests/tuning/test_tune.py``. The finalists' searches get the same net.
 WALL_SLACK = 8.0
 WALL_GRACE = 1.0
 

@@ -10,7 +10,7 @@ from benchmarks.peer_pyjobshop import memory_peer_instance
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.solution import to_schedule
-from tests.search.problems import gemm_problem, target, verify
+from tests.engine.problems import gemm_problem, target, verify
 
 
 def test_the_list_schedule_is_legal_where_it_finishes() -> None:

@@ -18,7 +18,7 @@ from schedsearch.cli import main
 from schedsearch.engine import search as api
 from schedsearch.engine.cpsat.model import Outcome
 from schedsearch.engine.result import NoSchedule, SolveStatus
-from tests.search.problems import compute, gemm_problem, packing_problem, target
+from tests.engine.problems import compute, gemm_problem, packing_problem, target
 
 
 def _files(tmp_path: Path, problem: Problem, tgt: Target) -> tuple[str, str]:

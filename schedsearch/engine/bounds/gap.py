@@ -52,7 +52,7 @@ sizes rounded up, as in ``memory:M``):
 Patterns are priced lazily: the LP starts from cheap valid estimates, and the patterns it
 uses are solved by CP-SAT until it uses only solved ones or a budget of solves is spent
 (the LP stays valid at every step). Hand cases where it is exact: an RMSNorm whose blocks
-fill VTCM (norms and their transfer pairs alternate, tests/search/bounds/test_gap_bound.py).
+fill VTCM (norms and their transfer pairs alternate, tests/engine/bounds/test_gap_bound.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,76 @@
+"""The placement engine inside the search: addresses for fixed times, or a refusal."""
+
+from __future__ import annotations
+
+import pytest
+
+import schedsearch.engine.offsets as offsets
+from schedsearch.engine.cpsat.model import build, solve_built, whole_problem
+from schedsearch.engine.cpsat.variables import Incumbent
+from schedsearch.engine.fallback import construct
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
+from schedsearch.engine.lns import improve
+from schedsearch.engine.offsets import place_offsets
+from schedsearch.engine.placement import PlacementResult
+from schedsearch.engine.result import SolveStatus
+from schedsearch.engine.solution import Solution, to_schedule
+from schedsearch.engine.timebudget import TimeBudget
+from tests.engine.problems import gemm_problem, target, verify
+
+
+def test_a_relaxed_answer_placed_by_the_engine_is_legal() -> None:
+    inst = build_instance(gemm_problem(blocks=3, k_steps=2, tile=1024), target(capacity=6144))
+    dag = build_dag(inst)
+    warm = construct(inst, dag)
+    inc = Incumbent.of(inst, dag, warm)
+    built = build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan, offsets=False)
+    outcome = solve_built(built, TimeBudget.start(30), work=0.5, seed=0, workers=1)
+    assert outcome.solution is not None
+    placed = place_offsets(inst, outcome.solution, warm, TimeBudget.start(30), seed=0)
+    assert placed is not None
+    assert placed.starts == outcome.solution.starts
+    assert verify(to_schedule(inst, placed, {})) == []
+
+
+def test_times_whose_buffers_cannot_fit_are_refused() -> None:
+    """Start every op at once: all 15 tiles live together in room for 4."""
+    inst = build_instance(gemm_problem(blocks=3, k_steps=2, tile=1024), target(capacity=4096))
+    warm = construct(inst, build_dag(inst))
+    crowded = Solution(warm.modes, (0,) * inst.n_ops, warm.offsets)
+    assert place_offsets(inst, crowded, warm, TimeBudget.start(30), seed=0) is None
+
+
+def test_a_placement_out_of_nodes_tries_afresh_and_does_not_mark_the_budget_cut(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each placement gets a node budget (not the clock: the same stop on every machine).
+    Out of nodes with the unmoved buffers pinned, the buffers are placed afresh; out of
+    nodes again, the candidate is refused, and the run stays reproducible."""
+    calls: list[tuple[bool, int | None]] = []
+
+    def out_of_nodes(items, capacity, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append((any(b.offset is not None for b in items), kwargs.get("max_nodes")))
+        return PlacementResult(SolveStatus.NO_SOLUTION_FOUND, {}, 0, 0, 0.0, "exact", {"nodes": 7})
+
+    monkeypatch.setattr(offsets, "place", out_of_nodes)
+    inst = build_instance(gemm_problem(blocks=3, k_steps=2, tile=1024), target(capacity=4096))
+    warm = construct(inst, build_dag(inst))
+    last = max(range(inst.n_ops), key=lambda op: warm.starts[op])
+    later = tuple(s + (op == last) for op, s in enumerate(warm.starts))
+    budget = TimeBudget.start(30)
+    assert place_offsets(inst, Solution(warm.modes, later, warm.offsets), warm, budget,
+                         seed=0) is None
+    assert [pinned for pinned, _ in calls] == [True, False]
+    assert all(nodes is not None and nodes > 0 for _, nodes in calls)
+    assert not budget.cut and budget.spent > 0
+
+
+def test_lns_with_the_engine_is_legal_and_reproducible() -> None:
+    inst = build_instance(gemm_problem(blocks=6, k_steps=2, tile=1024), target(capacity=6144))
+    dag = build_dag(inst)
+    warm = construct(inst, dag)
+    runs = [improve(inst, dag, warm, TimeBudget.start(0.5, wall=60), seed=2, workers=2, lower=0,
+                    placement=True) for _ in range(2)]
+    assert runs[0].solution == runs[1].solution
+    assert runs[0].solution.makespan(inst) <= warm.makespan(inst)
+    assert verify(to_schedule(inst, runs[0].solution, {})) == []

@@ -1,0 +1,238 @@
+"""solve(): legal on every bundled example, reproducible, task barriers, cost-model agreement."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from models.evaluation import evaluate
+from models.files import write_json_atomic
+from models.formats import Problem, read_schedule, schedule_to_dict
+from models.targets import load_target
+from models.workload import example_names, load_problem_input, load_workload, scaled, tile
+from schedsearch import solve
+from schedsearch.engine.params import DEFAULT
+from schedsearch.engine.search import Progress, solve_report
+from tests.engine.problems import (
+    gemm_problem,
+    packing_problem,
+    target,
+    two_task_problem,
+    verify,
+)
+
+
+def scaled_problem(name: str, factor: float) -> Problem:
+    workload = load_workload(name)
+    return tile(scaled(workload, factor), load_target(workload.target))
+
+
+@pytest.mark.parametrize("name", example_names())
+def test_every_bundled_example_solves_legally(name: str) -> None:
+    problem, tgt = load_problem_input(name, None)
+    schedule = solve(problem, tgt, time_limit=1, seed=0, workers=2)
+    assert verify(schedule) == []
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_same_seed_and_workers_give_the_same_schedule(workers: int) -> None:
+    """A small problem under a generous limit: the work budget ends every stage long
+    before the deadline, even on a loaded machine, so both runs must match exactly."""
+    problem, tgt = gemm_problem(blocks=4, k_steps=2), target(capacity=6144)
+    first = solve(problem, tgt, time_limit=20, seed=3, workers=workers)
+    second = solve(problem, tgt, time_limit=20, seed=3, workers=workers)
+    assert (first.meta or {})["reproducible"] and (second.meta or {})["reproducible"]
+    assert first.ops == second.ops
+    assert first.buffers == second.buffers
+    assert first.makespan == second.makespan
+
+
+def test_the_time_limit_is_a_deadline_for_the_whole_search() -> None:
+    """About 500 ops cannot be searched out in 1.5 s: the deadline must stop it, with at
+    most 10 % + 0.3 s to read the answer back, and the result must still be legal."""
+    problem, tgt = load_problem_input("gemm-rmsnorm-copy-v75", None)
+    big = scaled_problem("gemm-rmsnorm-copy-v75", 4.0)
+    begin = time.perf_counter()
+    schedule = solve(big, tgt, time_limit=1.5, seed=0, workers=2)
+    assert time.perf_counter() - begin <= 1.5 * 1.1 + 0.3
+    assert verify(schedule) == []
+    assert len(big.ops) > 3 * len(problem.ops)
+
+
+def test_task_granularity_never_overlaps_two_tasks() -> None:
+    schedule = solve(two_task_problem(), target(capacity=8192), time_limit=1,
+                     granularity="task")
+    assert verify(schedule) == []
+    spans = {}
+    for name, placement in schedule.ops.items():
+        task = schedule.problem.ops[name].task
+        lo, hi = spans.get(task, (placement.start, placement.end))
+        spans[task] = (min(lo, placement.start), max(hi, placement.end))
+    (a_lo, a_hi), (b_lo, b_hi) = sorted(spans.values())
+    assert a_hi <= b_lo
+
+
+def test_the_search_figures_agree_with_the_cost_model_on_the_written_file(
+        tmp_path: Path) -> None:
+    """What the search says it found (its progress, its secondary's own sum of highest
+    addresses, the report) against ``evaluate`` of the schedule read back from its file."""
+    seen: list[Progress] = []
+    report = solve_report(gemm_problem(), target(capacity=8192), time_limit=1,
+                          secondary="peak-memory", progress=seen.append)
+    path = tmp_path / "schedule.json"
+    write_json_atomic(path, schedule_to_dict(report.schedule))
+    written = read_schedule(path)
+    figures = evaluate(written)
+    assert verify(written) == []
+    assert figures.makespan == written.makespan == report.schedule.makespan
+    assert report.peak_bytes == figures.peak_bytes
+    assert report.extent_bytes == figures.extent_bytes
+    assert report.busy_share == figures.busy_share
+    secondary = (written.meta or {})["secondary"]
+    assert secondary["extent_bytes"] == sum(figures.extent_bytes.values())
+    assert all(report.peak_bytes[m] <= report.extent_bytes[m] for m in report.peak_bytes)
+    assert seen and seen[0].stage == "constructive"
+    assert seen[-1].makespan >= report.schedule.makespan
+    meta = report.schedule.meta or {}
+    assert meta["bound"] == report.bound <= report.schedule.makespan
+    assert meta["seed"] == 0 and meta["workers"] == 2 and meta["granularity"] == "tile"
+
+
+def test_peak_memory_secondary_keeps_the_makespan_and_never_raises_the_peak() -> None:
+    problem, tgt = gemm_problem(blocks=2, k_steps=1), target(capacity=1 << 16)
+    plain = solve(problem, tgt, time_limit=1)
+    lean = solve(problem, tgt, time_limit=1, secondary="peak-memory")
+    assert verify(lean) == []
+    assert lean.makespan <= plain.makespan
+    top = max(b.offset + problem.buffers[n].size for n, b in lean.buffers.items())
+    assert top <= max(b.offset + problem.buffers[n].size for n, b in plain.buffers.items())
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_answer_only_cp_sat_finds_is_legal_reproducible_and_labelled(workers: int) -> None:
+    """Every list-scheduling pass stalls on this packing; the constructive's last resort
+    (CP-SAT, stopped at its first solution) hands the pipeline a legal schedule, the
+    whole model then proves it optimal, and the schedule says which solver found it."""
+    tgt = target(capacity=7, alignment=2)
+    first = solve(packing_problem(), tgt, time_limit=5, seed=1, workers=workers)
+    second = solve(packing_problem(), tgt, time_limit=5, seed=1, workers=workers)
+    assert verify(first) == []
+    meta = first.meta or {}
+    assert meta["solver"] == "cp-sat" and meta["status"] == "OPTIMAL" and meta["reproducible"]
+    assert first.ops == second.ops and first.buffers == second.buffers
+
+
+def test_the_whole_model_places_the_best_answer_that_has_addresses(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A relaxed run's last answer may have no addresses where an earlier one has: the
+    answers are tried from the last back, and the first the engine places is taken."""
+    from schedsearch.engine import search as api
+    from schedsearch.engine.solution import Solution
+    from schedsearch.engine.timebudget import TimeBudget
+
+    answers = [Solution((0,), (k,), (0,)) for k in (3, 2, 1)]
+    unplaceable = {answers[2].starts}
+    monkeypatch.setattr(api, "place_offsets", lambda inst, answer, *_: None
+                        if answer.starts in unplaceable else answer)
+    budget = TimeBudget.start(1)
+    assert api._placed(None, answers, answers[0], budget, 0) == answers[1]  # type: ignore[arg-type]
+    unplaceable |= {answer.starts for answer in answers}
+    assert api._placed(None, answers, answers[0], budget, 0) is None  # type: ignore[arg-type]
+
+
+def test_memory_free_problems_get_justified_sampling_and_never_lose_to_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import schedsearch.engine.search as api
+    from schedsearch.engine.justify import justified
+    from tests.engine.test_justify import random_rcpsp
+
+    found: list[int | None] = []
+
+    def spy(inst, dag, budget, seed, **options):  # type: ignore[no-untyped-def]
+        answer = justified(inst, dag, budget, seed, **options)
+        found.append(None if answer is None else answer.makespan(inst))
+        return answer
+
+    monkeypatch.setattr(api, "justified", spy)
+    problem, tgt = random_rcpsp(3, n=20)
+    no_whole_model = replace(DEFAULT, whole_model_max_ops=0)  # no proof of optimality first
+    report = solve_report(problem, tgt, time_limit=1.0, workers=1, params=no_whole_model)
+    assert verify(report.schedule) == []
+    (made,) = found
+    assert made is not None and report.schedule.makespan <= made
+    found.clear()
+    solve_report(gemm_problem(), target(), time_limit=0.5, workers=1)
+    assert found == []  # buffers: the stage does not run
+
+
+@pytest.mark.parametrize("with_buffers", [True, False])
+def test_the_timed_whole_model_gets_less_of_the_budget_where_there_are_buffers(
+        monkeypatch: pytest.MonkeyPatch, with_buffers: bool) -> None:
+    """Using the whole limit, LNS gains more per second than the whole model where memory
+    binds, so problems with buffers give the whole model a smaller share."""
+    import schedsearch.engine.search as api
+    from schedsearch.engine.timebudget import TimeBudget
+    from tests.engine.test_justify import random_rcpsp
+
+    shares: dict[int, float] = {}
+    real_share = TimeBudget.share
+
+    def share(self: TimeBudget, fraction: float, **options: float) -> TimeBudget:
+        part = real_share(self, fraction, **options)
+        shares[id(part)] = fraction
+        return part
+
+    given: list[float] = []
+
+    def whole_model(inst, dag, solution, solver, bound, budget, *rest):  # type: ignore[no-untyped-def]
+        given.append(shares[id(budget)])
+        return solution, {"solver": solver, "status": "FEASIBLE"}, None
+
+    monkeypatch.setattr(TimeBudget, "share", share)
+    monkeypatch.setattr(api, "_whole_model", whole_model)
+    monkeypatch.setattr(api, "_whole_model_both_ways", whole_model)
+    problem, tgt = (gemm_problem(), target()) if with_buffers else random_rcpsp(3, n=12)
+    report = solve_report(problem, tgt, time_limit=0.3, workers=1, reproducible=False)
+    assert verify(report.schedule) == []
+    assert given == [DEFAULT.whole_model_share_timed_memory if with_buffers
+                     else DEFAULT.whole_model_share_timed]
+    assert DEFAULT.whole_model_share_timed_memory < DEFAULT.whole_model_share_timed
+
+
+@pytest.mark.parametrize("mirrored_proves", [True, False])
+def test_a_memory_free_whole_model_searches_the_mirrored_problem_then_the_forward_one(
+        monkeypatch: pytest.MonkeyPatch, mirrored_proves: bool) -> None:
+    """The mirrored run gets ``mirrored_share`` of the whole model's time and goes first; its
+    answer comes back forward and starts the forward run, which is skipped once optimality is
+    proven; the better of the two bounds is kept."""
+    import schedsearch.engine.search as api
+    from schedsearch.engine.mirror import mirrored
+    from schedsearch.engine.portfolio import list_schedule
+    from schedsearch.engine.solution import Solution
+    from schedsearch.engine.timebudget import TimeBudget
+    from tests.engine.test_justify import random_rcpsp, setup
+
+    problem, tgt = random_rcpsp(5, n=12)
+    inst, dag = setup(problem, tgt)
+    start = list_schedule(inst, dag, TimeBudget.start(5.0))
+    calls: list[tuple[bool, Solution, int]] = []
+
+    def whole_model(inst_, dag_, solution, solver, bound, budget, *rest):  # type: ignore[no-untyped-def]
+        flipped = dag_.edges != dag.edges
+        calls.append((flipped, solution, bound))
+        status = "OPTIMAL" if flipped and mirrored_proves else "FEASIBLE"
+        return solution, {"solver": "cp-sat", "status": status}, 7 if flipped else 5
+
+    monkeypatch.setattr(api, "_whole_model", whole_model)
+    solution, meta, bound = api._whole_model_both_ways(
+        inst, dag, start, "constructive", 3, TimeBudget.start(5.0), 0, 1, lambda *_: None)
+    assert [flipped for flipped, _, _ in calls] == ([True] if mirrored_proves
+                                                    else [True, False])
+    assert calls[0][1] == mirrored(inst, start) and calls[0][2] == 3
+    assert bound == 7 and meta["status"] == ("OPTIMAL" if mirrored_proves else "FEASIBLE")
+    if not mirrored_proves:
+        assert calls[1][1] == mirrored(inst, mirrored(inst, start)) and calls[1][2] == 7
+    assert solution.makespan(inst) <= start.makespan(inst)
