@@ -167,6 +167,7 @@ def test_a_plain_solve_loads_no_checker_module(tmp_path: Path) -> None:
     assert _run(code, ROOT) == "[]"
 
 
+@pytest.mark.slow
 def test_the_solve_command_loads_no_checker_module_without_verify(tmp_path: Path) -> None:
     out = tmp_path / "s.json"
     code = (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"

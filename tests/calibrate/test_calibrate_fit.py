@@ -45,6 +45,7 @@ def _covered(report: CalibrationReport) -> list[str]:
     return missed
 
 
+@pytest.mark.slow
 def test_every_true_parameter_lies_in_its_interval_in_95_percent_of_seeded_repeats(
         v75: Target, truth: Target) -> None:
     covered = 0

@@ -40,6 +40,7 @@ def test_tiny_problem_is_solved_to_optimality() -> None:
     assert outcome.objective == 20 + 20 + 10
 
 
+@pytest.mark.slow
 def test_a_two_member_portfolio_is_never_worse_than_its_first_member() -> None:
     """Member 0 of every portfolio is the same run, so adding workers can only help."""
     inst = build_instance(gemm_problem(blocks=3, k_steps=2, tile=1024), target(capacity=5120))

@@ -38,6 +38,7 @@ def test_window_frees_ranks_in_its_time_range_and_pins_what_came_before() -> Non
     assert region_end > hood.t_end
 
 
+@pytest.mark.slow
 def test_improve_is_never_worse_legal_and_reproducible() -> None:
     inst, dag, solution = _setup()
     first = improve(inst, dag, solution, TimeBudget.start(0.5, wall=60), seed=1, workers=2,

@@ -28,6 +28,7 @@ def reversed_problem(problem: Problem) -> Problem:
     return replace(problem, after=tuple((b, a) for a, b in problem.after))
 
 
+@pytest.mark.slow
 @given(seed=st.integers(0, 10_000))
 @settings(max_examples=examples(25), deadline=None)
 def test_a_schedule_run_backwards_is_legal_for_the_problem_with_reversed_dependencies(

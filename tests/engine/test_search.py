@@ -228,7 +228,8 @@ def test_a_memory_free_whole_model_searches_the_mirrored_problem_then_the_forwar
 
     monkeypatch.setattr(api, "_whole_model", whole_model)
     solution, meta, bound = api._whole_model_both_ways(
-        inst, dag, start, "constructive", 3, TimeBudget.start(5.0), 0, 1, lambda *_: None)
+        inst, dag, start, "constructive", 3, TimeBudget.start(5.0), 0, 1, lambda *_: None,
+        DEFAULT.mirrored_share)
     assert [flipped for flipped, _, _ in calls] == ([True] if mirrored_proves
                                                     else [True, False])
     assert calls[0][1] == mirrored(inst, start) and calls[0][2] == 3

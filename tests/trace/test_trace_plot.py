@@ -99,6 +99,7 @@ def test_an_unwritable_path_is_an_input_error_and_keeps_the_old_file(
     assert directory.is_dir()
 
 
+@pytest.mark.slow
 def test_commands_that_draw_nothing_do_not_load_matplotlib() -> None:
     code = ("import sys\nfrom schedsearch.cli import build_parser\nbuild_parser()\n"
             "assert 'matplotlib' not in sys.modules, 'matplotlib was imported'\n")

@@ -61,6 +61,7 @@ def _results(directory: Path) -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text()) for p in sorted(directory.glob("*.json"))}
 
 
+@pytest.mark.slow
 def test_many_on_dask_gives_the_local_results_and_a_rerun_skips_them(tmp_path: Path,
                                                                      capsys) -> None:
     batch = tmp_path / "batch"

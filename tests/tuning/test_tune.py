@@ -79,6 +79,7 @@ def test_the_json_document_has_the_contract_shape() -> None:
     assert bests == sorted(bests)
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_answer() -> None:
     target = load_target("hexagon-v75")
     first = tune(tiny(), target, time_limit=3.0, seed=3)
@@ -87,6 +88,7 @@ def test_the_same_seed_gives_the_same_answer() -> None:
     assert first.as_dict() == second.as_dict()
 
 
+@pytest.mark.slow
 def test_a_loaded_machine_gives_the_same_reproducible_answer(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Every finalist is searched on its share of the work even when the wall clock says

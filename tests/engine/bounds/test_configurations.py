@@ -64,6 +64,7 @@ def test_it_is_left_out_when_it_cannot_beat_the_other_parts() -> None:
     assert "configuration" not in lower_bound(chained, TARGET).parts  # critical path: 510
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(2.4))
 @given(small_problems())
 def test_configuration_is_between_energy_and_the_optimum(problem: Problem) -> None:

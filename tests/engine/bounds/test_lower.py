@@ -122,6 +122,7 @@ def small_problems(draw: st.DrawFn) -> Problem:
     return problem_of(ops, tuple(dict.fromkeys((f"o{a}", f"o{b}") for a, b in edges)))
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(1.6))
 @given(small_problems())
 def test_bound_never_exceeds_the_optimum(problem: Problem) -> None:
