@@ -51,18 +51,23 @@ class Part:
 @dataclass(frozen=True, slots=True)
 class MixProblem:
     """The problem of a mix with each prefill in chunks of ``chunk`` tokens (None: whole),
-    its parts in order, and which request each task serves."""
+    its parts in order, and the part each task belongs to."""
 
     mix: Mix
     problem: Problem
     parts: tuple[Part, ...]
-    request_of: dict[str, str]
+    part_of: dict[str, Part]
     chunk: int | None
+
+    @property
+    def request_of(self) -> dict[str, str]:
+        """The request each task serves."""
+        return {task: part.request for task, part in self.part_of.items()}
 
     def ops_of(self, request: str) -> list[str]:
         """The ops of ``request``, in problem order."""
         return [name for name, op in self.problem.ops.items()
-                if self.request_of[op.task] == request]
+                if self.part_of[op.task].request == request]
 
 
 def parts(request: Request, chunk: int | None = None) -> list[Part]:
@@ -88,21 +93,21 @@ def request_tasks(model: str, phase: str, part: Part) -> list[dict[str, Any]]:
 
 
 def mix_workload(mix: Mix, chunk: int | None = None
-                 ) -> tuple[Workload, list[Part], dict[str, str]]:
+                 ) -> tuple[Workload, list[Part], dict[str, Part]]:
     """All requests of ``mix`` as one workload (file order), its parts in order, and the
-    request each task serves."""
+    part each task belongs to."""
     tasks: list[dict[str, Any]] = []
     found: list[Part] = []
-    request_of: dict[str, str] = {}
+    part_of: dict[str, Part] = {}
     for request in mix.requests:
         for part in parts(request, chunk):
             found.append(part)
             made = request_tasks(request.model, request.phase, part)
-            request_of.update((task["name"], request.name) for task in made)
+            part_of.update((task["name"], part) for task in made)
             tasks += made
     document = {"format": WORKLOAD_FORMAT, "name": mix.name, "target": mix.target,
                 "tasks": tasks}
-    return workload_from_dict(document, mix.source), found, request_of
+    return workload_from_dict(document, mix.source), found, part_of
 
 
 def _chunk_edges(problem: Problem, found: list[Part], rows: Mapping[str, int]
@@ -140,10 +145,10 @@ def mix_problem(mix: Mix, target: Target, chunk: int | None = None,
     if chunk is not None and chunk < 1:
         raise InputError(f"a chunk is at least one token, got {chunk}", source=mix.source,
                          rule="CHUNK")
-    workload, found, request_of = mix_workload(mix, chunk)
+    workload, found, part_of = mix_workload(mix, chunk)
     problem = tile(workload, target, max_ops)
     rows = {part.prefix: part.past for part in found}
     edges = _chunk_edges(problem, found, rows)
     if edges:
         problem = replace(problem, after=problem.after + tuple(edges))
-    return MixProblem(mix, problem, tuple(found), request_of, chunk)
+    return MixProblem(mix, problem, tuple(found), part_of, chunk)
