@@ -25,7 +25,7 @@ that both kernel policies run (a decode request's task) is solved once.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from models.cost import overheads
@@ -143,11 +143,9 @@ def _kernel_policy(name: str, mp: MixProblem, target: Target, parts: Sequence[Pa
     return PolicyRun(name, mp, schedule, charges, launches=len(charges), events=0)
 
 
-def _fused(name: str, mp: MixProblem, schedule: Schedule, target: Target,
-           note: str) -> PolicyRun:
+def _fused(mp: MixProblem, schedule: Schedule, target: Target) -> PolicyRun:
     charges = fused_charges(schedule, target)
-    return PolicyRun(name, mp, schedule, charges, launches=1, events=len(charges) - 1,
-                     note=note)
+    return PolicyRun("searched", mp, schedule, charges, launches=1, events=len(charges) - 1)
 
 
 def total(run: PolicyRun) -> int:
@@ -172,15 +170,16 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
                                          solver, options),
             "chunked": _kernel_policy("chunked", chunked_mp, target,
                                       chunked_parts(chunked_mp), solver, options)}
-    candidates = []
+    candidates: list[tuple[str, PolicyRun]] = []
     for chunk in _chunkings(whole):
         mp = whole if chunk is None else mix_problem(mix, target, chunk, max_ops)
-        what = "whole prefills" if chunk is None else f"prefill in chunks of {chunk}"
+        label = "whole prefills" if chunk is None else f"prefill in chunks of {chunk}"
         schedule = search(mp.problem, target, options.time_limit)
-        candidates.append(_fused("searched", mp, schedule, target, f"searched, {what}"))
+        candidates.append((label, _fused(mp, schedule, target)))
     for kernels in runs.values():
-        candidates.append(_fused("searched", kernels.mix_problem, kernels.schedule, target,
-                                 f"the {kernels.name} kernels' schedule, fused, was shorter "
-                                 f"than the search's"))
-    runs["searched"] = min(candidates, key=total)  # the first of equals: the search's
+        candidates.append((f"the {kernels.name} kernels' schedule, fused",
+                           _fused(kernels.mix_problem, kernels.schedule, target)))
+    label, best = min(candidates, key=lambda c: total(c[1]))  # the first of equals
+    tried = "; ".join(f"{what} {total(run)}" for what, run in candidates)
+    runs["searched"] = replace(best, note=f"kept {label} (tried: {tried})")
     return runs
