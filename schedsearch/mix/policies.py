@@ -35,7 +35,8 @@ from schedsearch.engine.slicing import cross_task_edges, task_order
 from schedsearch.paths import SolveOptions, cross_task_event_edges, separate_kernels
 
 __all__ = ["POLICIES", "CHUNK_TOKENS", "SEARCH_CHUNKS", "MIN_KERNEL_SECONDS", "PolicyRun",
-           "run_policies", "sequential_parts", "chunked_parts", "fused_charges", "total"]
+           "Search", "run_policies", "sequential_parts", "chunked_parts", "fused_charges",
+           "total"]
 
 POLICIES = ("sequential", "chunked", "searched")
 #: The chunk of the ``chunked`` policy (the issue's figure; Sarathi-Serve's chunks are
