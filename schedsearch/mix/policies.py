@@ -10,7 +10,9 @@
   (:func:`schedsearch.engine.search.solve`, which minimises the makespan), each prefill
   whole or in chunks of :data:`SEARCH_CHUNKS` tokens: the shortest is kept. The two
   kernel schedules are fused schedules too (one entry, their events paid): if one of
-  them is shorter, it is kept and the note says so, so ``searched`` is never slower.
+  them is shorter, it is kept and the note says so: ``searched`` is never slower than
+  a kernel schedule run as one entry (nor, then, than the kernel policy itself whenever
+  that entry's events cost less than the launches it saves, as in every mix measured).
 
 Overheads, as in :mod:`schedsearch.paths`: paid serially by the control processor, each
 a *charge* at a device time: a kernel's launch when its first op starts, the fused
