@@ -62,6 +62,9 @@ def test_chunked_runs_every_pending_decode_after_the_first_chunk(report) -> None
 
 
 def test_searched_is_one_entry_and_never_slower_than_the_kernel_policies(report) -> None:
+    """At any speed: each kernel schedule, fused, is a candidate, and its events (at most
+    the 372 or 408 cross-task dependencies, 0.5 us each) cost less than the 41 or 55
+    launches (10 us each) it saves."""
     figures = report.figures
     assert figures["searched"].launches == 1
     assert figures["searched"].makespan <= min(figures["sequential"].makespan,
