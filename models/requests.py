@@ -50,8 +50,9 @@ class Part:
 
 @dataclass(frozen=True, slots=True)
 class MixProblem:
-    """The problem of a mix with each prefill in chunks of ``chunk`` tokens (None: whole),
-    its parts in order, and the part each task belongs to."""
+    """The problem of a mix with each prefill in chunks of ``chunk`` tokens (None: every
+    prefill whole, also when none is longer than the chunk), its parts in order, and the
+    part each task belongs to."""
 
     mix: Mix
     problem: Problem
@@ -151,4 +152,5 @@ def mix_problem(mix: Mix, target: Target, chunk: int | None = None,
     edges = _chunk_edges(problem, found, rows)
     if edges:
         problem = replace(problem, after=problem.after + tuple(edges))
-    return MixProblem(mix, problem, tuple(found), part_of, chunk)
+    chunked = any(part.chunk is not None for part in found)
+    return MixProblem(mix, problem, tuple(found), part_of, chunk if chunked else None)

@@ -41,6 +41,7 @@ def test_json_shape_schedule_and_missed_deadline(tmp_path, capsys) -> None:
         assert policy["requests"]["d0"]["end"] <= policy["makespan"]
         assert policy["decode_p50"] == policy["decode_p99"] == policy["requests"]["d0"]["end"]
         assert policy["legal"] is True
+    assert document["policies"]["chunked"]["chunk"] is None  # 32 tokens: one chunk
     assert "misses the deadline of d0" in captured.err
     written = json.loads(out.read_text())
     assert written["makespan"] == document["policies"]["searched"]["device_makespan"]

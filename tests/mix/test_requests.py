@@ -56,6 +56,7 @@ def test_a_prefill_in_chunks_is_layers_attending_to_the_tokens_before() -> None:
         [("p0-c0", 64, 0), ("p0-c1", 64, 64), ("p0-c2", 32, 128)]
     assert [(p.prefix, p.tokens) for p in parts(PREFILL, 160)] == [("p0", 160)]
     assert [(p.prefix, p.past) for p in parts(DECODE, 64)] == [("d0", 256)]
+    assert mix_problem(_mix(PREFILL, DECODE), TARGET, chunk=160).chunk is None
 
 
 def test_chunks_are_the_bundled_layers_and_their_attention_follows_earlier_k_and_v() -> None:
