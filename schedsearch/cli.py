@@ -25,7 +25,7 @@ from schedsearch.engine import interrupt
 
 COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", "trace", "plot",
             "compare", "select", "tune", "chain", "whatif", "lower", "simulate", "calibrate",
-            "replay")
+            "replay", "mix")
 #: What each command does, as ``schedsearch --help`` lists it (the listing needs no
 #: command module: each imports its own heavy libraries).
 SUMMARIES = {
@@ -47,6 +47,7 @@ SUMMARIES = {
     "simulate": "run a program many times under noisy durations",
     "calibrate": "fit a target's cost parameters to measured timings",
     "replay": "compare a measured run (trace) with its schedule",
+    "mix": "serve a mix of requests: sequential, chunked prefill, searched",
 }
 #: Studies under a command, which take other arguments than the command itself:
 #: ``schedsearch chain sweep`` is ``schedsearch/commands/chain_sweep.py``.

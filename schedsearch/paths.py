@@ -68,7 +68,7 @@ from schedsearch.engine.slicing import cross_task_edges, restrict, task_order
 
 __all__ = ["PATH_NAMES", "PathResult", "Comparison", "SolveOptions", "DEFAULT_OPTIONS",
            "Solver", "compare", "fallback_path", "separate_kernels", "concurrent_kernels",
-           "fused", "cross_task_events",
+           "fused", "cross_task_events", "cross_task_event_edges",
            "apportion", "speedup_bound", "score_path"]
 
 PATH_NAMES = ("separate", "concurrent", "fused-barrier", "fused-interleaved")
@@ -271,9 +271,11 @@ def _whole(problem: Problem, target: Target, ops: dict[str, OpPlacement],
 
 
 def separate_kernels(problem: Problem, target: Target, solver: Solver,
-                     options: SolveOptions) -> tuple[Schedule, dict[str, _Kernel]]:
+                     options: SolveOptions, order: Sequence[str] | None = None
+                     ) -> tuple[Schedule, dict[str, _Kernel]]:
     """Path 1: each task's kernel solved alone, run one after another in dependency order
-    (:func:`schedsearch.engine.sequence.in_sequence`)."""
+    (:func:`schedsearch.engine.sequence.in_sequence`), or in ``order`` (a dependency
+    order of the tasks that a caller chose: a serving policy's)."""
     ops: dict[str, OpPlacement] = {}
     buffers: dict[str, BufferPlacement] = {}
     kernels: dict[str, _Kernel] = {}
@@ -281,7 +283,8 @@ def separate_kernels(problem: Problem, target: Target, solver: Solver,
     def solve_kernel(sub: Problem, _after: int) -> Schedule:
         return solver(sub, target, granularity="tile", **options.search())
 
-    run = in_sequence(problem, task_order(problem, target), solve_kernel)
+    run = in_sequence(problem, task_order(problem, target) if order is None else order,
+                      solve_kernel)
     assert run is not None  # the solver raises, it never gives up
     for alone in run:
         kernel = kernels[alone.task] = _Kernel(alone.task, alone.schedule, alone.modes, {}, {})
@@ -516,12 +519,18 @@ def fused(problem: Problem, target: Target, solver: Solver, options: SolveOption
     return solver(problem, target, granularity=granularity, **options.search())
 
 
-def cross_task_events(schedule: Schedule) -> int:
-    """Cross-task dependencies whose two ops hold no lane unit in common (module doc)."""
+def cross_task_event_edges(schedule: Schedule) -> list[tuple[str, str]]:
+    """Cross-task dependencies whose two ops hold no lane unit in common (module doc):
+    each costs one event, paid when its second op may start."""
     def held(name: str) -> set[tuple[str, int]]:
         return {(kind, u) for kind, units in schedule.ops[name].units.items() for u in units}
 
-    return sum(1 for a, b in cross_task_edges(schedule.problem) if not held(a) & held(b))
+    return [(a, b) for a, b in cross_task_edges(schedule.problem) if not held(a) & held(b)]
+
+
+def cross_task_events(schedule: Schedule) -> int:
+    """How many events a fused schedule pays (:func:`cross_task_event_edges`)."""
+    return len(cross_task_event_edges(schedule))
 
 
 # ----------------------------------------------------------------------------- comparing

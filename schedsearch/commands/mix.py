@@ -1,0 +1,122 @@
+"""``schedsearch mix MIX.toml``: a mix of requests served three ways (docs/mix.md).
+
+Prints one row per policy (``sequential``, ``chunked``, ``searched``: makespan with
+overheads, device time, overhead, launches, events, deadlines met, decode P50/P99,
+steady-stream throughput, the chunk, whether the checker accepts the schedule), then each
+request's end under each policy. ``--json`` prints ``{"policies": {NAME: P}}`` instead;
+``-o`` writes the searched schedule; ``--plot`` draws the three timelines.
+
+Exit status: 0 when the three schedules were built, deadlines met or not (the search
+minimises the makespan and does not yet hold deadlines: a deadline the searched policy
+misses is named on stderr); 2 unusable input; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from models.formats import schedule_to_dict
+from models.mix import load_mix
+from models.targets import load_target
+from schedsearch.commands.options import add_search_options, add_size_option, add_target_option
+from schedsearch.engine import interrupt
+from schedsearch.mix.figures import PolicyFigures
+from schedsearch.mix.serve import MixReport, serve
+from schedsearch.output import image_file, output_file_only, write_json
+from schedsearch.paths import SolveOptions
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "mix",
+        description="Build each request of a mix file as a decoder layer, schedule them "
+                    "three ways (requests in sequence, chunked prefill with decode steps "
+                    "between chunks, tiles interleaved by the search), verify each schedule "
+                    "and report makespan, request ends, deadlines, decode latency and "
+                    "throughput.")
+    parser.add_argument("mix", metavar="MIX", help="mix file (.toml or .json)")
+    add_target_option(parser, default_from="the mix's")
+    add_search_options(parser, time_limit=10.0,
+                       time_help="limit of each fused search; the separate kernels of a "
+                                 "policy share one such limit")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.add_argument("-o", "--output", metavar="SCHEDULE.json", type=output_file_only,
+                        help="write the searched policy's schedule (npu-schedule/1)")
+    parser.add_argument("--plot", metavar="P.png", type=image_file,
+                        help="draw the three schedules on one time axis")
+    add_size_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    mix = load_mix(args.mix)
+    target = load_target(args.target or mix.target)
+    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers,
+                           reproducible=args.reproducible)
+    with interrupt.cooperating():
+        report = serve(mix, target, options, args.max_ops)
+    if interrupt.requested():  # policies searched after the request are not comparable
+        raise interrupt.Interrupted
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=1))
+    else:
+        print(f"{mix.name} on {target.name}: {len(mix.requests)} requests; times in "
+              f"{target.time_unit}")
+        print(format_tables(report))
+    searched = report.runs["searched"]
+    if args.output:
+        write_json(args.output, schedule_to_dict(searched.schedule))
+    if args.plot:
+        from schedsearch.plot import Panel, plot_paths
+
+        plot_paths([Panel(f.name, report.runs[f.name].schedule, f.makespan, f.overhead,
+                          f.launches, 0, f.violations) for f in report.figures.values()],
+                   args.plot)
+    missed = report.figures["searched"].missed
+    if missed:
+        print(f"schedsearch: mix: the searched policy misses the deadline of "
+              f"{', '.join(missed)}: it minimises the makespan and does not yet hold "
+              f"deadlines", file=sys.stderr)
+    return 0
+
+
+def _row(f: PolicyFigures) -> list[str]:
+    deadlines = [r for r in f.requests.values() if r.deadline_ns is not None]
+    met = sum(r.deadline_met is True for r in deadlines)
+    return [f.name, str(f.makespan), str(f.device_makespan), str(f.overhead),
+            str(f.launches), str(f.events), f"{met}/{len(deadlines)}",
+            "-" if f.decode_p50_ns is None else str(f.decode_p50_ns),
+            "-" if f.decode_p99_ns is None else str(f.decode_p99_ns),
+            f"{f.requests_per_s:.1f}", f"{f.tokens_per_s:.0f}",
+            "whole" if f.chunk is None else str(f.chunk),
+            "yes" if f.legal else "no: " + ",".join(f.violations)]
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                      for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+            for cells in (header, *rows)]
+
+
+def format_tables(report: MixReport) -> str:
+    """The policy table, the request table and the notes of the plain-text output."""
+    figures = list(report.figures.values())
+    out = _table(["policy", "makespan", "device", "overhead", "launches", "events",
+                  "deadlines", "decode P50", "decode P99", "requests/s", "tokens/s",
+                  "chunk", "legal"], [_row(f) for f in figures])
+    requests = list(figures[0].requests)
+    deadline = {name: figures[0].requests[name].deadline_ns for name in requests}
+
+    def end(f: PolicyFigures, name: str) -> str:
+        r = f.requests[name]
+        return f"{r.end}{'' if r.deadline_met is not False else ' (late)'}"
+
+    out += [""] + _table(["request", "deadline", *(f"{f.name} end" for f in figures)],
+                         [[name, "-" if deadline[name] is None else str(deadline[name]),
+                           *(end(f, name) for f in figures)] for name in requests])
+    notes = [f"  {f.name}: {f.note}" for f in figures if f.note]
+    return "\n".join(out + (["", "notes:", *notes] if notes else []))

@@ -1,0 +1,48 @@
+"""A mix served by the three policies: schedules, figures, and the ``--json`` document."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from models.formats import Problem, Schedule, Target
+from models.mix import Mix
+from models.requests import mix_problem
+from models.workload import MAX_OPS
+from schedsearch.mix.figures import PolicyFigures, score
+from schedsearch.mix.policies import PolicyRun, Search, run_policies
+from schedsearch.paths import DEFAULT_OPTIONS, SolveOptions
+
+__all__ = ["MixReport", "serve"]
+
+
+@dataclass(frozen=True, slots=True)
+class MixReport:
+    """Each policy's run and figures, in :data:`~schedsearch.mix.policies.POLICIES` order."""
+
+    runs: dict[str, PolicyRun]
+    figures: dict[str, PolicyFigures]
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"policies": {NAME: P}}``, ``P`` as :meth:`PolicyFigures.as_dict`."""
+        return {"policies": {name: f.as_dict() for name, f in self.figures.items()}}
+
+
+def _engine_search(options: SolveOptions) -> Search:
+    from schedsearch.engine.search import solve
+
+    def search(problem: Problem, target: Target, seconds: float) -> Schedule:
+        return solve(problem, target, time_limit=seconds, seed=options.seed,
+                     workers=options.workers, reproducible=options.reproducible,
+                     validated=False)
+
+    return search
+
+
+def serve(mix: Mix, target: Target, options: SolveOptions = DEFAULT_OPTIONS,
+          max_ops: int = MAX_OPS, search: Search | None = None) -> MixReport:
+    """Build the mix's problem on ``target``, run the three policies and score them;
+    InputError if the mix cannot be tiled there."""
+    whole = mix_problem(mix, target, None, max_ops)
+    runs = run_policies(whole, target, search or _engine_search(options), options, max_ops)
+    return MixReport(runs, {name: score(run) for name, run in runs.items()})
