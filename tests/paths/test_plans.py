@@ -126,6 +126,7 @@ def test_compare_and_select_commands(tmp_path: Path, capsys: pytest.CaptureFixtu
     workload.write_text(json.dumps(PAIR))
     plans = tmp_path / "plans"
     argv = ["compare", str(workload), "--json", "--time-limit", "0.2", "--workers", "1",
+            "--reproducible",  # as the fixture solves: the same work, the same answers
             "--save-plan", str(plans)]
     assert main(argv) == 0
     figures = json.loads(capsys.readouterr().out)
