@@ -265,6 +265,32 @@ def _trace(index: _Index, value: str, walked: list[Node]) -> str:
         return value
 
 
+def _swaps_last_two(node: Node) -> bool:
+    perm = [int(p) for p in node.attrs.get("perm", ())]
+    rank = len(perm)
+    return rank >= 2 and perm == [*range(rank - 2), rank - 1, rank - 2]
+
+
+def _sanitised(index: _Index, probs: str, walked: list[Node]) -> str:
+    """Past the Casts after the softmax and sdpa's ``Where(IsNaN(p), 0, p)``."""
+    while True:
+        cast = index.single(probs, ("Cast",))
+        if cast is not None:
+            walked.append(cast)
+            probs = cast.outputs[0]
+            continue
+        users = index.consumers[probs]
+        isnan = next((n for n in users if n.op_type == "IsNaN"), None)
+        where = next((n for n in users if n.op_type == "Where"), None)
+        if (len(users) == 2 and isnan is not None and where is not None
+                and where.inputs[0] == isnan.outputs[0] and where.inputs[2] == probs
+                and index.only_use(isnan.outputs[0], where)):
+            walked += [isnan, where]
+            probs = where.outputs[0]
+            continue
+        return probs
+
+
 def _cache(index: _Index, value: str, walked: list[Node]) -> tuple[str, str, int]:
     """``(new rows, cache input or "", past length)`` of a traced K or V."""
     node = index.producer.get(value)
@@ -310,16 +336,19 @@ def _attention(index: _Index, softmax: Node) -> tuple[Node, list[Node]] | None:
     if int(softmax.attrs.get("axis", -1)) % 4 != 3:
         return None
     walked: list[Node] = [softmax]
-    probs = softmax.outputs[0]
-    after = index.single(probs, ("Cast",))
-    if after is not None:
-        walked.append(after)
-        probs = after.outputs[0]
+    probs = _sanitised(index, softmax.outputs[0], walked)
     pv = index.single(probs, ("MatMul",))
     if pv is None or pv.inputs[0] != probs:
         return None
     walked.append(pv)
-    back = index.single(pv.outputs[0], ("Transpose",))
+    out = pv.outputs[0]
+    same = index.single(out, ("Reshape", "Identity"))  # a reshape to the same shape
+    while same is not None and index.graph.shapes.get(same.outputs[0]) == shape[:3] + (
+            (index.graph.shapes.get(out) or (0,))[-1],):
+        walked.append(same)
+        out = same.outputs[0]
+        same = index.single(out, ("Reshape", "Identity"))
+    back = index.single(out, ("Transpose",))
     if back is None or [int(p) for p in back.attrs.get("perm", ())] != [0, 2, 1, 3]:
         return None
     walked.append(back)
@@ -329,16 +358,14 @@ def _attention(index: _Index, softmax: Node) -> tuple[Node, list[Node]] | None:
         return None
     walked.append(qk)
     q = _trace(index, qk.inputs[0], walked)
-    k_t = index.producer.get(qk.inputs[1])
-    # K reaches the product transposed in its last two axes, possibly scaled before
-    while k_t is not None and _scalar_scale(index, k_t):
-        walked.append(k_t)
-        k_t = index.producer.get(k_t.inputs[0])
-    if (k_t is None or k_t.op_type != "Transpose"
-            or [int(p) for p in k_t.attrs.get("perm", ())] != [0, 1, 3, 2]):
+    # K reaches the product transposed in its last two axes: one such Transpose among
+    # the scalings and views it passes (sdpa's decomposition reshapes to 3-D around it)
+    start = len(walked)
+    k_heads = _trace(index, qk.inputs[1], walked)
+    swaps = [n for n in walked[start:] if n.op_type == "Transpose"]
+    if len(swaps) != 1 or not _swaps_last_two(swaps[0]):
         return None
-    walked.append(k_t)
-    k, k_cache, past = _cache(index, _trace(index, k_t.inputs[0], walked), walked)
+    k, k_cache, past = _cache(index, k_heads, walked)
     v, v_cache, past_v = _cache(index, _trace(index, pv.inputs[1], walked), walked)
     if past != past_v or bool(k_cache) != bool(v_cache):
         return None
@@ -350,8 +377,11 @@ def _attention(index: _Index, softmax: Node) -> tuple[Node, list[Node]] | None:
     kv_heads = expands[0][1] if expands and len(expands[0]) == 5 else heads
     if not head_dim or heads % kv_heads:
         return None
-    # every walked node's value stays inside the match, the cache Concats' aside
-    allowed = frozenset(n.outputs[0] for n in walked if n.op_type == "Concat")
+    # every walked node's value stays inside the match, but the present cache (a cache
+    # Concat, or a view of the new keys or values) may be a graph output
+    allowed = frozenset(n.outputs[0] for n in walked
+                        if n.op_type == "Concat" or (n.op_type in _HEAD_VIEWS
+                                                     and n.outputs[0] in index.graph.outputs))
     if not _closed(index, walked, back, allowed):
         return None
     attrs = {"heads": heads, "kv_heads": kv_heads, "head_dim": head_dim, "q_len": q_len,
