@@ -39,6 +39,7 @@ from models.onnx.patterns import ATTENTION, RMSNORM, ROPE, SILU, fuse
 from models.onnx.summary import ImportSummary
 from models.ops import KINDS
 from models.ops.params import read_params
+from models.targets import load_target
 from models.workload import Workload, WorkloadTask
 
 __all__ = ["SUPPORTED", "UNKNOWN", "VIEWS", "DEFAULT_TARGET", "import_onnx", "load_onnx_workload",
@@ -209,6 +210,11 @@ def _rowwise(low: _Lowering, node: Node) -> None:
         _last_axis(low, node, len(vx.shape), -1)
         if "epsilon" in node.attrs:
             params["eps"] = float(node.attrs["epsilon"])
+        if len(node.inputs) < 2 or not node.inputs[1]:
+            if op == "LayerNormalization":
+                raise low.fail(node, "a LayerNormalization without a scale input")
+            low.add(node, "rmsnorm", {**params, "has_weight": 0})
+            return
         weight = low.read(node, 1)[0]
         if op == "LayerNormalization":
             bias = len(node.inputs) > 2 and bool(node.inputs[2])
@@ -435,6 +441,16 @@ def import_onnx(path: str, dims: Mapping[str, int] | None = None,
                 ) -> tuple[Workload, ImportSummary]:
     """The workload of the ONNX model ``path`` on ``target`` (``dims`` binding its
     symbolic dimensions) and the summary of what became of each ONNX node."""
+    if not Path(path).is_file():
+        raise InputError("no such ONNX model file", source=path, rule="FILE")
+    load_target(target)  # an unknown target is refused before any work
+    try:
+        import onnx  # noqa: F401
+        import onnxscript  # noqa: F401
+    except ImportError:
+        raise InputError("reading .onnx models needs the onnx and onnxscript packages: "
+                         "pip install 'npu-schedsearch[onnx]'", source=path,
+                         rule="ONNX") from None
     graph = read_graph(path, dims or {})
     tasks, summary = lower(graph, unknown)
     return Workload(Path(path).stem, target, tuple(tasks), path), summary

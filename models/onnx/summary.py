@@ -4,6 +4,7 @@ a generic vector pass; counted per ONNX op type and printed as a table."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 __all__ = ["ImportSummary"]
@@ -39,3 +40,11 @@ class ImportSummary:
         rows.append(("total", str(self.nodes()), ""))
         width = [max(len(row[i]) for row in rows) for i in range(2)]
         return "\n".join(f"{a:<{width[0]}}  {b:>{width[1]}}  {c}".rstrip() for a, b, c in rows)
+
+    def header(self, dims: Mapping[str, int]) -> str:
+        """Comment lines for the top of a workload file written from this import."""
+        bound = ", ".join(f"{name}={value}" for name, value in sorted(dims.items()))
+        lines = [f"Imported from {self.source} (dimensions: {bound or 'none'}) by "
+                 f"schedsearch import; edit freely.", "What became of the ONNX nodes:",
+                 *(f"  {line}" for line in self.table().splitlines())]
+        return "".join(f"# {line}\n" for line in lines)
