@@ -251,7 +251,9 @@ def _rope(low: _Lowering, node: Node) -> None:
 
 def _causal(low: _Lowering, node: Node) -> int:
     """1 if the attention's mask is the causal one (or is not a folded table: then it is
-    priced as causal), 0 if it masks nothing."""
+    priced as causal), 0 if it masks nothing; ``causal`` from the node if it says."""
+    if int(node.attrs.get("causal", -1)) >= 0:
+        return int(node.attrs["causal"])
     table = low.graph.tables.get(str(node.attrs["mask"]))
     if table is None or table.ndim < 2:
         return 1

@@ -17,7 +17,8 @@
   head views (``Reshape``, ``Transpose``, ``Unsqueeze``), repeat-kv (``Unsqueeze``,
   ``Expand``, ``Reshape``: a view, every query head of a group reads its KV head) and
   the KV-cache ``Concat`` of a graph input with the new keys (the cache is read from
-  DDR; the new rows are what the projection, or the rotary embedding, writes).
+  DDR; the new rows are what the projection, or the rotary embedding, writes). ONNX's own
+  ``Attention`` (opset 23) on 4-D operands is traced the same way.
 
 A pattern matches only when every intermediate value is used by the pattern alone (and
 is no graph output, except the cache ``Concat``, whose output is the present cache), so
@@ -329,6 +330,55 @@ def _mask_of(index: _Index, value: str, walked: list[Node]) -> tuple[str, str]:
             return value, mask
 
 
+def _back_to_tokens(index: _Index, out: str, shape: tuple[int, ...],
+                    walked: list[Node]) -> Node | None:
+    """The ``Transpose`` (perm 0, 2, 1, 3) that brings a ``[1, heads, q, d]`` attention
+    result back to tokens, past reshapes to the same shape."""
+    same = index.single(out, ("Reshape", "Identity"))
+    while same is not None and index.graph.shapes.get(same.outputs[0]) == shape:
+        walked.append(same)
+        out = same.outputs[0]
+        same = index.single(out, ("Reshape", "Identity"))
+    back = index.single(out, ("Transpose",))
+    if back is None or [int(p) for p in back.attrs.get("perm", ())] != [0, 2, 1, 3]:
+        return None
+    walked.append(back)
+    return back
+
+
+def _fused_attention(index: _Index, last: Node, walked: list[Node], q: str, k_heads: str,
+                     v_heads: str, shape: tuple[int, ...], mask: str,
+                     causal: int) -> tuple[Node, list[Node]] | None:
+    """The attention node for traced operands (``shape``: ``[1, heads, q_len, d]``);
+    the new keys and values may be joined to a cache input by a ``Concat``."""
+    k, k_cache, past = _cache(index, k_heads, walked)
+    v, v_cache, past_v = _cache(index, v_heads, walked)
+    if past != past_v or bool(k_cache) != bool(v_cache) or len(shape) != 4:
+        return None
+    _, heads, q_len, head_dim = shape
+    # repeat-kv: the Expand's input is [1, kv_heads, 1, keys, head_dim]; without one, K
+    # has its own head count (ONNX Attention groups the heads itself)
+    expands = [index.graph.shapes.get(n.inputs[0]) or () for n in walked
+               if n.op_type == "Expand"]
+    k_shape = index.graph.shapes.get(k_heads) or ()
+    kv_heads = (expands[0][1] if expands and len(expands[0]) == 5
+                else k_shape[1] if len(k_shape) == 4 else heads)
+    if not head_dim or not kv_heads or heads % kv_heads:
+        return None
+    # every walked node's value stays inside the match, but the present cache (a cache
+    # Concat, or a view of the new keys or values) may be a graph output
+    allowed = frozenset(n.outputs[0] for n in walked
+                        if n.op_type == "Concat" or (n.op_type in _HEAD_VIEWS
+                                                     and n.outputs[0] in index.graph.outputs))
+    if not _closed(index, walked, last, allowed):
+        return None
+    attrs = {"heads": heads, "kv_heads": kv_heads, "head_dim": head_dim, "q_len": q_len,
+             "past": past, "mask": mask, "causal": causal}
+    fused = Node(last.name, ATTENTION, (q, k, v, k_cache, v_cache), last.outputs, attrs,
+                 last.label)
+    return fused, walked
+
+
 def _attention(index: _Index, softmax: Node) -> tuple[Node, list[Node]] | None:
     shape = index.graph.shapes.get(softmax.outputs[0]) or ()
     if softmax.op_type != "Softmax" or len(shape) != 4:
@@ -341,17 +391,10 @@ def _attention(index: _Index, softmax: Node) -> tuple[Node, list[Node]] | None:
     if pv is None or pv.inputs[0] != probs:
         return None
     walked.append(pv)
-    out = pv.outputs[0]
-    same = index.single(out, ("Reshape", "Identity"))  # a reshape to the same shape
-    while same is not None and index.graph.shapes.get(same.outputs[0]) == shape[:3] + (
-            (index.graph.shapes.get(out) or (0,))[-1],):
-        walked.append(same)
-        out = same.outputs[0]
-        same = index.single(out, ("Reshape", "Identity"))
-    back = index.single(out, ("Transpose",))
-    if back is None or [int(p) for p in back.attrs.get("perm", ())] != [0, 2, 1, 3]:
+    out_shape = index.graph.shapes.get(pv.outputs[0]) or ()
+    back = _back_to_tokens(index, pv.outputs[0], out_shape, walked)
+    if back is None:
         return None
-    walked.append(back)
     scores, mask = _mask_of(index, softmax.inputs[0], walked)
     qk = index.producer.get(scores)
     if qk is None or qk.op_type != "MatMul":
@@ -365,30 +408,28 @@ def _attention(index: _Index, softmax: Node) -> tuple[Node, list[Node]] | None:
     swaps = [n for n in walked[start:] if n.op_type == "Transpose"]
     if len(swaps) != 1 or not _swaps_last_two(swaps[0]):
         return None
-    k, k_cache, past = _cache(index, k_heads, walked)
-    v, v_cache, past_v = _cache(index, _trace(index, pv.inputs[1], walked), walked)
-    if past != past_v or bool(k_cache) != bool(v_cache):
+    v_heads = _trace(index, pv.inputs[1], walked)
+    return _fused_attention(index, back, walked, q, k_heads, v_heads, out_shape, mask, -1)
+
+
+def _onnx_attention(index: _Index, node: Node) -> tuple[Node, list[Node]] | None:
+    """ONNX ``Attention`` (opset 23) on 4-D ``[1, heads, q_len, d]`` operands, its
+    result brought back to tokens; its own cache inputs and outputs are not handled."""
+    shape = index.graph.shapes.get(node.outputs[0]) or ()
+    if (node.op_type != "Attention" or len(shape) != 4 or len(node.inputs) < 3
+            or any(node.inputs[4:]) or any(node.outputs[1:])
+            or float(node.attrs.get("softcap", 0.0)) != 0.0):
         return None
-    heads, q_len, head_dim = shape[1], shape[2], (index.graph.shapes.get(pv.outputs[0])
-                                                  or (0, 0, 0, 0))[3]
-    # repeat-kv: the Expand's input is [1, kv_heads, 1, keys, head_dim]
-    expands = [index.graph.shapes.get(n.inputs[0]) or () for n in walked
-               if n.op_type == "Expand"]
-    kv_heads = expands[0][1] if expands and len(expands[0]) == 5 else heads
-    if not head_dim or heads % kv_heads:
+    walked = [node]
+    back = _back_to_tokens(index, node.outputs[0], shape, walked)
+    if back is None:
         return None
-    # every walked node's value stays inside the match, but the present cache (a cache
-    # Concat, or a view of the new keys or values) may be a graph output
-    allowed = frozenset(n.outputs[0] for n in walked
-                        if n.op_type == "Concat" or (n.op_type in _HEAD_VIEWS
-                                                     and n.outputs[0] in index.graph.outputs))
-    if not _closed(index, walked, back, allowed):
-        return None
-    attrs = {"heads": heads, "kv_heads": kv_heads, "head_dim": head_dim, "q_len": q_len,
-             "past": past, "mask": mask}
-    fused = Node(back.name, ATTENTION, (q, k, v, k_cache, v_cache), back.outputs, attrs,
-                 back.label)
-    return fused, walked
+    q = _trace(index, node.inputs[0], walked)
+    k_heads = _trace(index, node.inputs[1], walked)
+    v_heads = _trace(index, node.inputs[2], walked)
+    mask = node.inputs[3] if len(node.inputs) > 3 else ""
+    causal = 1 if int(node.attrs.get("is_causal", 0)) else -1
+    return _fused_attention(index, back, walked, q, k_heads, v_heads, shape, mask, causal)
 
 
 def fuse(graph: Graph) -> tuple[list[Node], dict[str, tuple[str, ...]]]:
@@ -399,7 +440,7 @@ def fuse(graph: Graph) -> tuple[list[Node], dict[str, tuple[str, ...]]]:
     sources: dict[str, tuple[str, ...]] = {}
     for matcher, anchor in ((_rmsnorm, "ReduceMean"), (_silu, "Mul"),
                             (_weight_transpose, "MatMul"), (_rope, "Add"),
-                            (_attention, "Softmax")):
+                            (_attention, "Softmax"), (_onnx_attention, "Attention")):
         index = _Index(graph, nodes)
         replaced: dict[int, Node | None] = {}
         for node in nodes:
