@@ -60,17 +60,16 @@ def _op_counts(graph: Any) -> Counter[str]:
 
 
 def _weights(model: Any) -> set[str]:
-    """Initializers folding must not read: external data, or more than BOOKKEEPING."""
+    """Initializers folding must not read: external data, or more than BOOKKEEPING
+    elements."""
     return {init.name for init in model.graph.initializer
             if init.data_location == 1 or math.prod(init.dims) > BOOKKEEPING}
 
 
-def _folder_pass(model: Any) -> Any:
+def _folder_pass(model: Any, weights: set[str]) -> Any:
     """One round of onnxscript's folder (repeated while it changes something)."""
     import onnx_ir as ir
     from onnxscript import optimizer
-
-    weights = _weights(model)
 
     def should_fold(node: Any) -> bool | None:
         if node.op_type in KEEP:
@@ -93,7 +92,7 @@ def _folder_pass(model: Any) -> Any:
     return ir.serde.serialize_model(graph)
 
 
-def _reference_pass(model: Any) -> int:
+def _reference_pass(model: Any, weights: set[str]) -> int:
     """Fold, with ONNX's reference evaluator, the nodes of the default domain whose
     inputs are all constants and that onnxscript's folder left (its evaluation of some
     ops fails on the constants its own ``Shape`` folding writes); returns how many."""
@@ -101,7 +100,6 @@ def _reference_pass(model: Any) -> int:
     from onnx.reference import ReferenceEvaluator
 
     graph = model.graph
-    weights = _weights(model)
     opset = {o.domain or "": o.version for o in model.opset_import}.get("", 1)
     known = {init.name: numpy_helper.to_array(init) for init in graph.initializer
              if init.name not in weights}
@@ -135,14 +133,16 @@ def fold(model: Any) -> Folded:
     """``model`` (an ``onnx.ModelProto`` whose dimensions are bound) with every subgraph
     of constants and dimensions folded and every node nobody uses removed."""
     before = _op_counts(model.graph)
+    model.graph.ClearField("value_info")  # symbolic; inference starts from the inputs
     # the folder warns about every external tensor it sees; none of them is ever read
     logger = logging.getLogger("onnxscript")
     level = logger.level
     logger.setLevel(logging.ERROR)
     try:
+        weights = _weights(model)  # the model's own; what folding writes may be read
         for _ in range(PASSES):
-            model = _folder_pass(model)
-            if not _reference_pass(model):
+            model = _folder_pass(model, weights)
+            if not _reference_pass(model, weights):
                 break
     finally:
         logger.setLevel(level)

@@ -12,7 +12,9 @@ element type the library has no name for, ``ONNX`` for a file that is not a mode
 
 from __future__ import annotations
 
+import ast
 import math
+import operator
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -106,8 +108,58 @@ def _shape(type_proto: Any) -> tuple[tuple[int, ...] | None, int]:
     return tuple(dims), tensor.elem_type
 
 
+#: Arithmetic a symbolic dimension may be written with (exporters write ``past + 1``).
+_DIM_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+                  ast.FloorDiv: operator.floordiv}
+
+
+def _symbols(text: str) -> set[str] | None:
+    """The names a dimension expression uses; None if it is not one (``past + 1`` and
+    ``seq`` are; anything but names, whole numbers and + - * // is not)."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return {text}  # a name ONNX allows but Python does not parse: itself a symbol
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.BinOp) and type(node.op) in _DIM_OPERATORS:
+            continue
+        elif not isinstance(node, ast.Expression | ast.Load | ast.operator) and not (
+                isinstance(node, ast.Constant) and isinstance(node.value, int)):
+            return None
+    return names
+
+
+def _dim_value(text: str, dims: Mapping[str, int]) -> int | None:
+    """The value of a dimension expression over ``dims``; None if it has none."""
+    if text in dims:
+        return dims[text]
+    if not _symbols(text) or not _symbols(text) <= set(dims):  # type: ignore[operator]
+        return None
+
+    def value(node: ast.AST) -> int:
+        if isinstance(node, ast.Expression):
+            return value(node.body)
+        if isinstance(node, ast.Name):
+            return dims[node.id]
+        if isinstance(node, ast.Constant):
+            return int(node.value)
+        assert isinstance(node, ast.BinOp)
+        return _DIM_OPERATORS[type(node.op)](value(node.left), value(node.right))
+
+    try:
+        found = value(ast.parse(text, mode="eval"))
+    except ZeroDivisionError:
+        return None
+    return found if found >= 1 else None
+
+
 def _bind(model: Any, dims: Mapping[str, int], source: str) -> None:
-    """Set the symbolic dimensions of the graph inputs to the values given."""
+    """Set the symbolic dimensions of the graph inputs and outputs to the values given
+    (an expression such as ``past + 1`` takes the value of its names); an output
+    dimension without a value is cleared for shape inference to find."""
     initializers = {init.name for init in model.graph.initializer}
     symbols: dict[str, str] = {}
     for value in model.graph.input:
@@ -115,7 +167,8 @@ def _bind(model: Any, dims: Mapping[str, int], source: str) -> None:
             continue
         for dim in value.type.tensor_type.shape.dim:
             if dim.HasField("dim_param"):
-                symbols.setdefault(dim.dim_param, value.name)
+                for name in sorted(_symbols(dim.dim_param) or {dim.dim_param}):
+                    symbols.setdefault(name, value.name)
     for name in dims:
         if name not in symbols:
             known = ", ".join(sorted(symbols)) or "none"
@@ -128,8 +181,12 @@ def _bind(model: Any, dims: Mapping[str, int], source: str) -> None:
                              rule="DIM")
     for value in (*model.graph.input, *model.graph.output):
         for dim in value.type.tensor_type.shape.dim:
-            if dim.HasField("dim_param") and dim.dim_param in dims:
-                dim.dim_value = dims[dim.dim_param]
+            if dim.HasField("dim_param"):
+                found = _dim_value(dim.dim_param, dims)
+                if found is not None:
+                    dim.dim_value = found
+                elif value.name not in initializers:
+                    dim.Clear()
 
 
 def _inferred(model: Any, path: str) -> Any:
@@ -139,6 +196,9 @@ def _inferred(model: Any, path: str) -> Any:
 
     probe = onnx.ModelProto()
     probe.CopyFrom(model)
+    # what the exporter wrote about intermediate values holds symbolic dimensions that
+    # would stay symbolic: inference starts afresh from the bound inputs
+    probe.graph.ClearField("value_info")
     for node in probe.graph.node:
         if node.op_type in SHAPE_OF_INPUT:
             node.op_type, node.domain = "Identity", ""

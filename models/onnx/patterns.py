@@ -330,32 +330,34 @@ def _mask_of(index: _Index, value: str, walked: list[Node]) -> tuple[str, str]:
             return value, mask
 
 
-def _back_to_tokens(index: _Index, out: str, shape: tuple[int, ...],
-                    walked: list[Node]) -> Node | None:
-    """The ``Transpose`` (perm 0, 2, 1, 3) that brings a ``[1, heads, q, d]`` attention
-    result back to tokens, past reshapes to the same shape."""
-    same = index.single(out, ("Reshape", "Identity"))
-    while same is not None and index.graph.shapes.get(same.outputs[0]) == shape:
-        walked.append(same)
-        out = same.outputs[0]
-        same = index.single(out, ("Reshape", "Identity"))
+def _back_to_tokens(index: _Index, out: str, walked: list[Node]) -> Node | None:
+    """The ``Transpose`` (perm 0, 2, 1, 3) that brings an attention result back to
+    tokens, ``[1, q_len, heads, d]``, past reshapes that keep the head dimension (to the
+    same shape, or from query groups ``[1, kv_heads, group * q_len, d]`` to heads)."""
+    last = (index.graph.shapes.get(out) or (0,))[-1]
+    step = index.single(out, ("Reshape", "Identity"))
+    while step is not None and (index.graph.shapes.get(step.outputs[0]) or (0,))[-1] == last:
+        walked.append(step)
+        out = step.outputs[0]
+        step = index.single(out, ("Reshape", "Identity"))
     back = index.single(out, ("Transpose",))
-    if back is None or [int(p) for p in back.attrs.get("perm", ())] != [0, 2, 1, 3]:
+    if (back is None or [int(p) for p in back.attrs.get("perm", ())] != [0, 2, 1, 3]
+            or len(index.graph.shapes.get(back.outputs[0]) or ()) != 4):
         return None
     walked.append(back)
     return back
 
 
 def _fused_attention(index: _Index, last: Node, walked: list[Node], q: str, k_heads: str,
-                     v_heads: str, shape: tuple[int, ...], mask: str,
-                     causal: int) -> tuple[Node, list[Node]] | None:
-    """The attention node for traced operands (``shape``: ``[1, heads, q_len, d]``);
-    the new keys and values may be joined to a cache input by a ``Concat``."""
+                     v_heads: str, mask: str, causal: int) -> tuple[Node, list[Node]] | None:
+    """The attention node for traced operands (``last``, the transpose back to tokens,
+    gives ``[1, q_len, heads, d]``); the new keys and values may be joined to a cache
+    input by a ``Concat``."""
     k, k_cache, past = _cache(index, k_heads, walked)
     v, v_cache, past_v = _cache(index, v_heads, walked)
-    if past != past_v or bool(k_cache) != bool(v_cache) or len(shape) != 4:
+    if past != past_v or bool(k_cache) != bool(v_cache):
         return None
-    _, heads, q_len, head_dim = shape
+    _, q_len, heads, head_dim = index.graph.shapes.get(last.outputs[0]) or (0, 0, 0, 0)
     # repeat-kv: the Expand's input is [1, kv_heads, 1, keys, head_dim]; without one, K
     # has its own head count (ONNX Attention groups the heads itself)
     expands = [index.graph.shapes.get(n.inputs[0]) or () for n in walked
@@ -391,8 +393,7 @@ def _attention(index: _Index, softmax: Node) -> tuple[Node, list[Node]] | None:
     if pv is None or pv.inputs[0] != probs:
         return None
     walked.append(pv)
-    out_shape = index.graph.shapes.get(pv.outputs[0]) or ()
-    back = _back_to_tokens(index, pv.outputs[0], out_shape, walked)
+    back = _back_to_tokens(index, pv.outputs[0], walked)
     if back is None:
         return None
     scores, mask = _mask_of(index, softmax.inputs[0], walked)
@@ -409,7 +410,7 @@ def _attention(index: _Index, softmax: Node) -> tuple[Node, list[Node]] | None:
     if len(swaps) != 1 or not _swaps_last_two(swaps[0]):
         return None
     v_heads = _trace(index, pv.inputs[1], walked)
-    return _fused_attention(index, back, walked, q, k_heads, v_heads, out_shape, mask, -1)
+    return _fused_attention(index, back, walked, q, k_heads, v_heads, mask, -1)
 
 
 def _onnx_attention(index: _Index, node: Node) -> tuple[Node, list[Node]] | None:
@@ -421,7 +422,7 @@ def _onnx_attention(index: _Index, node: Node) -> tuple[Node, list[Node]] | None
             or float(node.attrs.get("softcap", 0.0)) != 0.0):
         return None
     walked = [node]
-    back = _back_to_tokens(index, node.outputs[0], shape, walked)
+    back = _back_to_tokens(index, node.outputs[0], walked)
     if back is None:
         return None
     q = _trace(index, node.inputs[0], walked)
@@ -429,7 +430,7 @@ def _onnx_attention(index: _Index, node: Node) -> tuple[Node, list[Node]] | None
     v_heads = _trace(index, node.inputs[2], walked)
     mask = node.inputs[3] if len(node.inputs) > 3 else ""
     causal = 1 if int(node.attrs.get("is_causal", 0)) else -1
-    return _fused_attention(index, back, walked, q, k_heads, v_heads, shape, mask, causal)
+    return _fused_attention(index, back, walked, q, k_heads, v_heads, mask, causal)
 
 
 def fuse(graph: Graph) -> tuple[list[Node], dict[str, tuple[str, ...]]]:
