@@ -27,6 +27,7 @@ What remains is returned with, per ONNX op type, how many nodes folding removed.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 from collections import Counter
@@ -68,6 +69,7 @@ def _weights(model: Any) -> set[str]:
 
 def _folder_pass(model: Any, weights: set[str]) -> Any:
     """One round of onnxscript's folder (repeated while it changes something)."""
+    import onnx
     import onnx_ir as ir
     from onnxscript import optimizer
 
@@ -78,6 +80,11 @@ def _folder_pass(model: Any, weights: set[str]) -> Any:
             return False
         return None
 
+    # static shapes everywhere let the folder fold every Shape; inference starts afresh,
+    # since what a previous round (or the exporter) wrote may hold unknown dimensions
+    model.graph.ClearField("value_info")
+    with contextlib.suppress(Exception):  # inference errors vary; the folder infers too
+        model = onnx.shape_inference.infer_shapes(model, data_prop=True)
     graph = ir.serde.deserialize_model(model)
     if graph.functions:
         optimizer.inline(graph)
@@ -133,7 +140,6 @@ def fold(model: Any) -> Folded:
     """``model`` (an ``onnx.ModelProto`` whose dimensions are bound) with every subgraph
     of constants and dimensions folded and every node nobody uses removed."""
     before = _op_counts(model.graph)
-    model.graph.ClearField("value_info")  # symbolic; inference starts from the inputs
     # the folder warns about every external tensor it sees; none of them is ever read
     logger = logging.getLogger("onnxscript")
     level = logger.level
