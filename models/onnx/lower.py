@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from models.cost import cost_model
 from models.dtypes import DTYPE_BYTES
 from models.errors import InputError
 from models.onnx.graph import ONNX_DTYPES, OTHER_BYTES, Graph, Node, Value, read_graph
@@ -61,6 +62,8 @@ ROW_BLOCK, ATTENTION_BLOCK = 64, 128
 #: for a decode step, 256 columns, 512 reductions).
 GEMM_BLOCKS = {"bn": 256, "bk": 512}
 _ROW_KINDS = ("rmsnorm", "layernorm", "softmax", "binary", "elementwise", "cast", "rope")
+#: The outcome of a node no graph output depends on once patterns are fused.
+UNUSED = "unused (a mask for the fused attention)"
 #: Op types that a fused pattern passes through without computing (views of its data).
 _VIEW_LIKE = ("Reshape", "Transpose", "Unsqueeze", "Squeeze", "Identity", "Expand",
               "Concat")
@@ -71,9 +74,14 @@ class _Lowering:
     """The state of one import: tensor storage and the tasks made so far."""
 
     graph: Graph
+    #: the element types the target's matrix engine takes (f32 products run in f16
+    #: where it takes f16 and not f32)
+    matrix: tuple[str, ...] = ()
     alias: dict[str, str] = field(default_factory=dict)
     cols: dict[str, int] = field(default_factory=dict)
     tasks: list[WorkloadTask] = field(default_factory=list)
+    #: element types tasks declare for their outputs where they differ from the graph's
+    declared: dict[str, str] = field(default_factory=dict)
 
     def fail(self, node: Node, message: str) -> InputError:
         return InputError(f"node {node.label!r} ({node.op_type}): {message}",
@@ -149,6 +157,9 @@ def _gemm(low: _Lowering, node: Node) -> None:
                                  f"{list(vb.shape[:-2])} differ (broadcast batches are not "
                                  f"supported)")
     bias = node.inputs[2] if node.op_type == "Gemm" and len(node.inputs) > 2 else ""
+    if not bias and out.dtype == "f32" and "f32" not in low.matrix and "f16" in low.matrix:
+        _gemm_in_f16(low, node, params, va, out)
+        return
     if not bias:
         low.add(node, "gemm", {**params, "out": low.storage(out.name)})
         return
@@ -163,6 +174,29 @@ def _gemm(low: _Lowering, node: Node) -> None:
     low.add(node, "binary", {"rows": rows, "cols": cols, "dtype": out.dtype, "fn": "add",
                              "x": product, "y": c, "broadcast": form,
                              "out": low.storage(out.name)})
+
+
+def _gemm_in_f16(low: _Lowering, node: Node, params: dict[str, Any], va: Value,
+                 out: Value) -> None:
+    """An f32 product on a matrix engine without f32 runs in f16: an activation the graph
+    holds in f32 is converted (a ``cast`` task), an f32 weight streams as f16, and the
+    product is converted back to f32 for whoever reads it."""
+    a = str(params["a"])
+    if low.declared.get(a, va.dtype) == "f32":
+        cols = low.cols.get(a, va.shape[-1])
+        low.add(node, "cast", {"rows": math.prod(va.shape) // cols, "cols": cols,
+                               "dtype": "f32", "to": "f16", "x": a,
+                               "out": f"{node.name}.a16"}, "_a16")
+        a = f"{node.name}.a16"
+    b = str(params["b"])
+    if b not in low.graph.inputs and low.declared.get(b, "f32") == "f32":
+        raise low.fail(node, "an f32 product of two activations: the matrix engine takes "
+                             "no f32 (export in f16)")
+    low.add(node, "gemm", {**params, "dtype": "f16", "a": a, "b": b,
+                           "out": f"{node.name}.f16"}, "_f16")
+    rows, cols = _rows_cols(out.shape)
+    low.add(node, "cast", {"rows": rows, "cols": cols, "dtype": "f16", "to": "f32",
+                           "x": f"{node.name}.f16", "out": low.storage(out.name)})
 
 
 def _binary(low: _Lowering, node: Node) -> None:
@@ -277,6 +311,7 @@ def _attention(low: _Lowering, node: Node) -> None:
         params.update(k_cache=k_cache, v_cache=v_cache)
     low.add(node, "attention", params)
     low.cols[node.outputs[0]] = a["heads"] * a["head_dim"]
+    low.declared[node.outputs[0]] = vq.dtype
 
 
 def _gather(low: _Lowering, node: Node) -> None:
@@ -384,6 +419,22 @@ def _head_views(nodes: list[Node]) -> set[int]:
             and all(r.op_type == ROPE for r in readers[node.outputs[0]])}
 
 
+def _live(graph: Graph, nodes: list[Node]) -> tuple[list[Node], list[Node]]:
+    """The nodes some graph output depends on, and the others: once attention is fused,
+    a mask built from an input (``attention_mask``: Cast, Equal, And, Where...) feeds
+    nothing, since the attention kind computes its causal mask itself."""
+    needed = set(graph.outputs)
+    live: list[Node] = []
+    unused: list[Node] = []
+    for node in reversed(nodes):
+        if any(out in needed for out in node.outputs):
+            live.append(node)
+            needed.update(name for name in node.inputs if name)
+        else:
+            unused.append(node)
+    return live[::-1], unused[::-1]
+
+
 def _outcome(node: Node, low: _Lowering, made: int) -> str:
     if made == len(low.tasks):
         return "view"
@@ -391,11 +442,14 @@ def _outcome(node: Node, low: _Lowering, made: int) -> str:
     return ", ".join(kinds)
 
 
-def lower(graph: Graph, unknown: str = "error") -> tuple[list[WorkloadTask], ImportSummary]:
+def lower(graph: Graph, unknown: str = "error",
+          matrix: tuple[str, ...] = ()) -> tuple[list[WorkloadTask], ImportSummary]:
     """The tasks of ``graph`` (see the module docstring) and what became of each node;
     InputError names the node. ``unknown="vector"`` prices a node of an op type nobody
-    maps as a generic vector pass instead of refusing it."""
-    low = _Lowering(graph)
+    maps as a generic vector pass instead of refusing it; ``matrix`` lists the element
+    types the target's matrix engine takes (an f32 product runs in f16 where it takes f16
+    and not f32)."""
+    low = _Lowering(graph, matrix)
     nodes, sources = fuse(graph)
     summary = ImportSummary(graph.source)
     for op_type, count in graph.folded.items():
@@ -404,6 +458,10 @@ def lower(graph: Graph, unknown: str = "error") -> tuple[list[WorkloadTask], Imp
         shape = graph.shapes.get(name)
         if shape:
             low.cols[name] = shape[-1]
+    nodes, unused = _live(graph, nodes)
+    for node in unused:
+        for op_type in sources.get(node.name, (node.op_type,)):
+            summary.add(op_type, UNUSED)
     head_views = _head_views(nodes)
     for node in nodes:
         made = len(low.tasks)
@@ -445,7 +503,7 @@ def import_onnx(path: str, dims: Mapping[str, int] | None = None,
     symbolic dimensions) and the summary of what became of each ONNX node."""
     if not Path(path).is_file():
         raise InputError("no such ONNX model file", source=path, rule="FILE")
-    load_target(target)  # an unknown target is refused before any work
+    matrix = cost_model(load_target(target)).matrix.accepted()  # unknown target: refused
     try:
         import onnx  # noqa: F401
         import onnxscript  # noqa: F401
@@ -454,7 +512,7 @@ def import_onnx(path: str, dims: Mapping[str, int] | None = None,
                          "pip install 'npu-schedsearch[onnx]'", source=path,
                          rule="ONNX") from None
     graph = read_graph(path, dims or {})
-    tasks, summary = lower(graph, unknown)
+    tasks, summary = lower(graph, unknown, tuple(matrix))
     return Workload(Path(path).stem, target, tuple(tasks), path), summary
 
 
