@@ -103,6 +103,7 @@ def _reference_pass(model: Any, weights: set[str]) -> int:
     """Fold, with ONNX's reference evaluator, the nodes of the default domain whose
     inputs are all constants and that onnxscript's folder left (its evaluation of some
     ops fails on the constants its own ``Shape`` folding writes); returns how many."""
+    import numpy
     from onnx import numpy_helper
     from onnx.reference import ReferenceEvaluator
 
@@ -119,8 +120,9 @@ def _reference_pass(model: Any, weights: set[str]) -> int:
             kept.append(node)
             continue
         try:
-            values = ReferenceEvaluator(node, opsets={"": opset}).run(
-                None, {name: known[name] for name in inputs})
+            with numpy.errstate(all="ignore"):  # 1/0 on constants is inf, as at run time
+                values = ReferenceEvaluator(node, opsets={"": opset}).run(
+                    None, {name: known[name] for name in inputs})
         except Exception:  # an op the reference evaluator cannot run stays a node
             kept.append(node)
             continue
