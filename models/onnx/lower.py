@@ -148,6 +148,9 @@ def _gemm(low: _Lowering, node: Node) -> None:
         K, N = vb.shape[-2:]
         if node.attrs.get("transB"):  # a weight read transposed (patterns: weight transpose)
             (N, K), params["trans_b"] = vb.shape, 1
+        if "b_col0" in node.attrs:  # one part of a fused projection (patterns)
+            N = out.shape[-1]
+            params.update(b_col0=node.attrs["b_col0"], b_cols=node.attrs["b_cols"])
         if math.prod(vb.shape[:-2]) == 1:  # one B for every row of A
             params.update(M=math.prod(va.shape[:-1]), N=N, K=K)
         elif va.shape[:-2] == vb.shape[:-2]:
@@ -465,7 +468,9 @@ def lower(graph: Graph, unknown: str = "error",
     head_views = _head_views(nodes)
     for node in nodes:
         made = len(low.tasks)
-        if node.op_type in VIEWS or id(node) in head_views:
+        if (node.op_type in VIEWS or id(node) in head_views
+                or (node.op_type == "Slice" and graph.shapes.get(node.inputs[0])
+                    == graph.shapes.get(node.outputs[0]) is not None)):  # a whole slice
             low.alias[node.outputs[0]] = node.inputs[0]
         elif node.op_type == "Transpose":
             cols = _transpose_cols(low, nodes, node)

@@ -8,6 +8,9 @@
   operand order, the weight itself possibly behind a ``Cast`` -> ``RMSNorm(x[, weight])``.
 - A weight transposed for a product: ``MatMul(a, Transpose(W))`` of a 2-D initializer
   ``W`` -> ``MatMul`` with ``transB`` (the GEMM reads ``W`` transposed; nothing is copied).
+- A fused projection: a product of a weight read only by ``Slice`` nodes along its last
+  axis (Phi-3's ``qkv_proj`` and ``gate_up_proj``) -> one ``MatMul`` per slice, reading
+  its columns of the weight (``b_col0``).
 - Rotary embedding: ``x * cos + rotate_half(x) * sin``, ``rotate_half(x)`` being
   ``Concat(Neg(Slice(x, d/2:)), Slice(x, :d/2))`` -> ``RoPE(x, cos, sin)``.
 - Attention: ``MatMul(Q, Transpose(K))`` -> scalings (``Mul``/``Div``, on the product or
@@ -433,16 +436,79 @@ def _onnx_attention(index: _Index, node: Node) -> tuple[Node, list[Node]] | None
     return _fused_attention(index, back, walked, q, k_heads, v_heads, mask, causal)
 
 
+def _split_products(index: _Index, nodes: list[Node],
+                    sources: dict[str, tuple[str, ...]]) -> list[Node]:
+    """Each product of a 2-D weight whose output only ``Slice`` nodes read, each a range
+    of its last axis (a fused projection: Phi-3's ``qkv_proj``, ``gate_up_proj``),
+    becomes one product per slice reading its columns of the weight (``b_col0``)."""
+    replaced: dict[int, list[Node]] = {}
+    for matmul in nodes:
+        if matmul.op_type != "MatMul" or matmul.outputs[0] in index.graph.outputs:
+            continue
+        weight = matmul.inputs[1]
+        shape = index.graph.shapes.get(weight) or ()
+        users = index.consumers[matmul.outputs[0]]
+        if weight not in index.graph.inputs or len(shape) != 2 or not users:
+            continue
+        total = shape[0] if matmul.attrs.get("transB") else shape[1]
+        parts = [part for user in users
+                 for part in _column_ranges(index, user, matmul.outputs[0], total)]
+        if any(part is None for part in parts):
+            continue
+        split = []
+        for i, part in enumerate(parts):
+            assert part is not None
+            name = f"{matmul.name}_{i}"
+            split.append(Node(name, "MatMul", matmul.inputs, (part[2],),
+                              {**matmul.attrs, "b_col0": part[0], "b_cols": total},
+                              matmul.label))
+            sources[name] = ("MatMul",) if i == 0 else ()
+        for user in users:
+            sources[split[0].name] += (user.op_type,)
+        replaced[id(matmul)] = split
+        for user in users:
+            replaced[id(user)] = []
+    return [new for node in nodes for new in replaced.get(id(node), [node])]
+
+
+def _column_ranges(index: _Index, node: Node, value: str,
+                   total: int) -> list[tuple[int, int, str] | None]:
+    """``(start, end, output)`` per output of a ``Slice`` (step 1) or ``Split`` of
+    ``value`` along its last axis; ``[None]`` for any other reader."""
+    rank = len(index.graph.shapes.get(value) or ())
+    if node.inputs[0] != value or not rank:
+        return [None]
+    if node.op_type == "Slice":
+        found = _slice_half(index, node.outputs[0], value)
+        if found is None or found[0] >= found[1] or found[1] > total:
+            return [None]
+        return [(found[0], found[1], node.outputs[0])]
+    if node.op_type == "Split" and int(node.attrs.get("axis", 0)) % rank == rank - 1:
+        ranges: list[tuple[int, int, str] | None] = []
+        start = 0
+        for out in node.outputs:
+            width = (index.graph.shapes.get(out) or (0,))[-1]
+            if not width:
+                return [None]
+            ranges.append((start, start + width, out))
+            start += width
+        return ranges if start == total else [None]
+    return [None]
+
+
 def fuse(graph: Graph) -> tuple[list[Node], dict[str, tuple[str, ...]]]:
     """The graph's nodes with every pattern of the module docstring fused, in an order
     where each node follows the producers of its inputs; and per fused node (by name)
     the op types of the nodes it stands for."""
     nodes = list(graph.nodes)
     sources: dict[str, tuple[str, ...]] = {}
-    for matcher, anchor in ((_rmsnorm, "ReduceMean"), (_silu, "Mul"),
-                            (_weight_transpose, "MatMul"), (_rope, "Add"),
-                            (_attention, "Softmax"), (_onnx_attention, "Attention")):
+    steps = ((_rmsnorm, "ReduceMean"), (_silu, "Mul"), (_weight_transpose, "MatMul"),
+             (_rope, "Add"), (_attention, "Softmax"), (_onnx_attention, "Attention"))
+    for step, (matcher, anchor) in enumerate(steps):
         index = _Index(graph, nodes)
+        if step == 3:  # after the weight transposes, before what reads the projections
+            nodes = _split_products(index, nodes, sources)
+            index = _Index(graph, nodes)
         replaced: dict[int, Node | None] = {}
         for node in nodes:
             if node.op_type != anchor or id(node) in replaced:
