@@ -82,6 +82,7 @@ class _Lowering:
     tasks: list[WorkloadTask] = field(default_factory=list)
     #: element types tasks declare for their outputs where they differ from the graph's
     declared: dict[str, str] = field(default_factory=dict)
+    names: set[str] = field(default_factory=set)
 
     def fail(self, node: Node, message: str) -> InputError:
         return InputError(f"node {node.label!r} ({node.op_type}): {message}",
@@ -107,6 +108,9 @@ class _Lowering:
     def add(self, node: Node, kind: str, params: dict[str, Any], suffix: str = "") -> None:
         """A task of ``kind`` for ``node``, with the blocks of the bundled layers."""
         name = node.name + suffix
+        if name in self.names:
+            raise self.fail(node, f"two tasks would be named {name!r}")
+        self.names.add(name)
         if kind == "gemm":
             params = {"bm": 128 if int(params["M"]) > 32 else 32, **GEMM_BLOCKS, **params}
         elif "rows" in params and kind in _ROW_KINDS:

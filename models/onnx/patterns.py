@@ -442,6 +442,7 @@ def _split_products(index: _Index, nodes: list[Node],
     of its last axis (a fused projection: Phi-3's ``qkv_proj``, ``gate_up_proj``),
     becomes one product per slice reading its columns of the weight (``b_col0``)."""
     replaced: dict[int, list[Node]] = {}
+    used = {node.name for node in nodes}
     for matmul in nodes:
         if matmul.op_type != "MatMul" or matmul.outputs[0] in index.graph.outputs:
             continue
@@ -458,7 +459,10 @@ def _split_products(index: _Index, nodes: list[Node],
         split = []
         for i, part in enumerate(parts):
             assert part is not None
-            name = f"{matmul.name}_{i}"
+            name, suffix = f"{matmul.name}_part{i}", 2
+            while name in used:
+                name, suffix = f"{matmul.name}_part{i}_{suffix}", suffix + 1
+            used.add(name)
             split.append(Node(name, "MatMul", matmul.inputs, (part[2],),
                               {**matmul.attrs, "b_col0": part[0], "b_cols": total},
                               matmul.label))

@@ -33,6 +33,35 @@ def _graphs() -> list[dict[str, Any]]:
 
 GRAPHS = _graphs()
 pytestmark = pytest.mark.skipif(not GRAPHS, reason="benchmarks/corpus is absent")
+#: Graphs that do not import yet, by a part of their file name, and why (docs/onnx.md);
+#: strict, so a graph that starts importing says so.
+NOT_YET = {
+    "-int4": "quantised GEMMs are not mapped, and ORT's quantiser writes even the RMSNorm's "
+             "exponent and axes to the external file, absent in the corpus",
+    "-int8-qdq": "as -int4",
+    "phi3-layer": "Phi-3's attention (partial head views, its own cache Concat) is not "
+                  "traced",
+    "phi3-model": "as phi3-layer",
+    "gemma2-": "Gemma-2's attention (soft-capping, sliding window) is not traced",
+}
+#: TorchScript merges identical initializers: one norm weight read by an f16 and an f32
+#: RMSNorm, and the rmsnorm kind reads its weight in its input's type.
+SHARED_WEIGHT = "shares one norm weight between an f16 and an f32 RMSNorm"
+
+
+def _not_yet(graph: dict[str, Any]) -> str | None:
+    for part, reason in NOT_YET.items():
+        if part in graph["file"]:
+            return reason
+    if graph["file"].endswith("-torchscript-op20.onnx") and (
+            graph["phase"] == "decode" or graph["module"] == "model"):
+        return SHARED_WEIGHT
+    return None
+
+
+def _cases(graphs: list[dict[str, Any]]) -> list[Any]:
+    return [pytest.param(g, id=g["file"], marks=[pytest.mark.xfail(
+        reason=_not_yet(g), strict=True)] if _not_yet(g) else []) for g in graphs]
 
 
 def _ops(graph: dict[str, Any]) -> int:
@@ -40,7 +69,7 @@ def _ops(graph: dict[str, Any]) -> int:
     return len(tile(workload, load_target(workload.target)).ops)
 
 
-@pytest.mark.parametrize("graph", GRAPHS, ids=[g["file"] for g in GRAPHS])
+@pytest.mark.parametrize("graph", _cases(GRAPHS))
 def test_every_corpus_graph_imports_and_tiles(graph: dict[str, Any]) -> None:
     workload, summary = import_onnx(str(CORPUS / graph["file"]), graph.get("dims", {}))
     assert summary.nodes() == graph["nodes"]
@@ -53,7 +82,7 @@ LAYERS = [g for g in GRAPHS if g["module"] == "layer" and g["family"] in BUNDLED
           == BUNDLED_DIMS.get(g["phase"])]
 
 
-@pytest.mark.parametrize("graph", LAYERS, ids=[g["file"] for g in LAYERS])
+@pytest.mark.parametrize("graph", _cases(LAYERS))
 def test_a_layer_tiles_like_the_bundled_one(graph: dict[str, Any]) -> None:
     bundled = load_workload(f"{BUNDLED[graph['family']]}-{graph['phase']}-v75")
     expected = len(tile(bundled, load_target(bundled.target)).ops)
