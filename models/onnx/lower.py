@@ -20,8 +20,15 @@ and ``Gemm`` (``transA``, ``transB``; a bias ``C`` becomes an ``add``) -> ``gemm
 ``softmax``; ``Add``, ``Sub``, ``Mul``, ``Div`` -> ``binary`` (the second operand full,
 a row, a column or a scalar; the broadcast one may come first); ``Sigmoid``, ``Relu``,
 ``Gelu``, ``Tanh`` and the SiLU pattern -> ``elementwise``; ``Transpose`` ->
-``transpose``; ``Cast`` -> ``cast``. Anything else: one line naming the node, its op
-type and this list (rule ``ONNX``).
+``transpose``; ``Cast`` -> ``cast``; the rotary pattern -> ``rope`` (reading the
+projection's token-major storage: the head ``Transpose`` before it is a view); the
+attention pattern -> ``attention`` (its cache ``Concat`` reads the past input from DDR;
+the new rows are its producer's); an embedding ``Gather`` -> ``gather``; an f32 product
+on a matrix engine without f32 -> ``cast``, ``gemm`` in f16, ``cast``. Nodes no graph
+output depends on once patterns are fused (a mask built from an input) are listed as
+unused. Anything else: one line naming the node, its op type and this list (rule
+``ONNX``), or with ``unknown="vector"`` a generic ``vector`` task. Blocks are those of
+the bundled decoder layers.
 """
 
 from __future__ import annotations
