@@ -91,9 +91,9 @@ def main(argv: list[str] | None = None) -> int:
         row = measure(seq)
         rows.append(row)
         prepare = row["tile_s"] + row["graph_s"] + row["bound_s"]
-        print(f"{row['seq']:>5} {row['ops']:>6} {row['load_s']:>5.2f} {row['import_s']:>7.2f} {row['tile_s']:>6.2f} "
-              f"{row['graph_s']:>6.2f} {row['bound_s']:>6.2f} {prepare:>16.2f} "
-              f"{row['rss_mib']:>8.0f}")
+        print(f"{row['seq']:>5} {row['ops']:>6} {row['load_s']:>5.2f} {row['import_s']:>7.2f} "
+              f"{row['tile_s']:>6.2f} {row['graph_s']:>6.2f} {row['bound_s']:>6.2f} "
+              f"{prepare:>16.2f} {row['rss_mib']:>8.0f}")
     if args.json:
         write_figures(args.json, {"model": MODEL.name, "rows": rows})
     return 0
