@@ -21,7 +21,7 @@ from schedsearch import interrupt
 #: Subcommand modules under schedsearch.commands, in the order ``--help`` lists them.
 COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", "trace", "plot",
             "compare", "select", "tune", "chain", "whatif", "lower", "simulate", "calibrate",
-            "replay")
+            "replay", "import")
 
 
 class _Parser(argparse.ArgumentParser):

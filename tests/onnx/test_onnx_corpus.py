@@ -42,7 +42,8 @@ NOT_YET = {
     "phi3-layer": "Phi-3's attention (partial head views, its own cache Concat) is not "
                   "traced",
     "phi3-model": "as phi3-layer",
-    "gemma2-": "Gemma-2's attention (soft-capping, sliding window) is not traced",
+    "gemma2-layer": "Gemma-2's attention (soft-capping, sliding window) is not traced",
+    "gemma2-model": "as gemma2-layer",
 }
 #: TorchScript merges identical initializers: one norm weight read by an f16 and an f32
 #: RMSNorm, and the rmsnorm kind reads its weight in its input's type.
