@@ -25,7 +25,7 @@ from schedsearch.engine import interrupt
 
 COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", "trace", "plot",
             "compare", "select", "tune", "chain", "whatif", "lower", "simulate", "calibrate",
-            "replay", "mix")
+            "replay", "mix", "import")
 #: Studies under a command, which take other arguments than the command itself:
 #: ``schedsearch chain sweep`` is ``schedsearch/commands/chain_sweep.py``.
 STUDIES = {"chain": ("sweep", "crossover")}
