@@ -34,11 +34,11 @@ SEQS = (192, 768, 1280)
 
 
 def _case(seq: int, queue: multiprocessing.Queue) -> None:
-    from models.bounds import lower_bound
     from models.onnx.lower import import_onnx
     from models.targets import load_target
     from models.workload import op_count, tile
-    from schedsearch.instance import build_instance
+    from schedsearch.engine.bounds.lower import lower_bound
+    from schedsearch.engine.instance import build_instance
 
     begin = time.perf_counter()
     import onnx  # noqa: F401  (the libraries' own import: once per process)
