@@ -42,7 +42,7 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 INDEX = CORPUS / "index.json"
 
 # Values a test or benchmark may give each symbolic dimension (`--dim NAME=V`).
-DIM_SUGGESTIONS = {"seq": 128, "past": 512}
+DIM_SUGGESTIONS = {"seq": 128, "past": 512, "past_seq": 513}
 # Example sizes the exporters trace with: not 0 or 1, which torch.export specialises.
 TRACE_SEQ = 7
 TRACE_PAST = 9
@@ -123,7 +123,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
 
 MODULES = ("layer", "model", "mlp")
 PHASES = ("prefill", "decode")
-EXPORTERS = ("dynamo", "dynamo23", "torchscript")
+# `torchscript-eager`: the legacy exporter with transformers' eager attention, the way round its
+# refusal of the sdpa call transformers makes for grouped-query attention (enable_gqa).
+EXPORTERS = ("dynamo", "dynamo23", "torchscript", "torchscript-eager")
 
 
 @dataclass
@@ -135,6 +137,7 @@ class Entry:
     module: str
     exporter: str
     phase: str
+    attention: str = "sdpa"
     opset: int | None = None
     nodes: int | None = None
     dims: dict[str, int] = field(default_factory=dict)
@@ -154,7 +157,7 @@ def _torch():  # imported late so --table-only needs only onnx
     return torch
 
 
-def _config(family: str, layers: int = 1):
+def _config(family: str, attention: str, layers: int = 1):
     import transformers
 
     spec = FAMILIES[family]
@@ -165,7 +168,7 @@ def _config(family: str, layers: int = 1):
         # the first one, so the exported layer is a sliding-window layer, as in the checkpoint.
         kwargs["layer_types"] = ["sliding_attention"] * layers
     config = cls(**kwargs)
-    config._attn_implementation = "sdpa"
+    config._attn_implementation = attention
     return config
 
 
@@ -204,11 +207,11 @@ def _cache(config, past_key=None, past_value=None):
     return DynamicCache(ddp_cache_data=[(past_key, past_value)], config=config)
 
 
-def build_module(family: str, module: str, phase: str):
+def build_module(family: str, module: str, phase: str, attention: str = "sdpa"):
     """(module, args, input names, output names, dynamic dims per input) for one graph."""
     torch = _torch()
     nn = torch.nn
-    config = _config(family)
+    config = _config(family, attention)
     f16 = torch.float16
     hidden_size = config.hidden_size
     kv_heads = config.num_key_value_heads
@@ -221,7 +224,8 @@ def build_module(family: str, module: str, phase: str):
 
     if module == "mlp":
         layer = _cls(family, "DecoderLayer")(config, layer_idx=0)
-        norm_name = "pre_feedforward_layernorm" if family == "gemma2" else "post_attention_layernorm"
+        gemma = family == "gemma2"
+        norm_name = "pre_feedforward_layernorm" if gemma else "post_attention_layernorm"
 
         class NormMLP(nn.Module):
             """The MLP block with the RMSNorm before it, as in the decoder layer."""
@@ -315,7 +319,7 @@ def build_module(family: str, module: str, phase: str):
 
 
 def _dynamic_shapes(names, dims, args):
-    """torch.export's dynamic shapes for the named dims; `past_seq` is `past + seq`."""
+    """torch.export's dynamic shapes for the named dims; `past_seq` is `past + 1` (decode)."""
     from torch.export import Dim
 
     made: dict[str, Any] = {}
@@ -338,7 +342,15 @@ def _dynamic_shapes(names, dims, args):
 
 
 def _file(family, module, phase, exporter, opset):
+    """`llama-layer-prefill-dynamo-op20.onnx`, `...-torchscript-eager-op17.onnx`."""
     return f"{family}-{module}-{phase}-{exporter.removesuffix('23')}-op{opset}.onnx"
+
+
+def _variant(exporter: str) -> tuple[str, str]:
+    """(exporter, attention implementation) of a name from EXPORTERS."""
+    if exporter == "torchscript-eager":
+        return "torchscript", "eager"
+    return exporter.removesuffix("23"), "sdpa"
 
 
 def _summarise(entry: Entry, path: Path) -> None:
@@ -358,7 +370,8 @@ def _summarise(entry: Entry, path: Path) -> None:
         for d in value.type.tensor_type.shape.dim
         if d.dim_param
     }
-    entry.dims = {p: DIM_SUGGESTIONS.get(p, DIM_SUGGESTIONS["past"] + 1) for p in sorted(params)}
+    # free symbols only: dynamo names a derived input dim by its expression ("past + 1")
+    entry.dims = {p: DIM_SUGGESTIONS[p] for p in sorted(params) if p.isidentifier()}
 
 
 def _save_external(model, path: Path) -> None:
@@ -388,17 +401,19 @@ def _reason(exc: BaseException) -> str:
 def export_one(family: str, module: str, phase: str, exporter: str) -> Entry:
     torch = _torch()
     opset = 23 if exporter == "dynamo23" else None
-    entry = Entry(file="", family=family, module=module, exporter=exporter.removesuffix("23"),
-                  phase=phase, opset=opset)
+    name, attention = _variant(exporter)
+    entry = Entry(file="", family=family, module=module, exporter=name, phase=phase,
+                  attention=attention, opset=opset)
     start = time.time()
     try:
         torch.manual_seed(0)
-        mod, args, names, outputs, dims = build_module(family, module, phase)
+        mod, args, names, outputs, dims = build_module(family, module, phase, attention)
         entry.source = type(mod).__doc__.strip().splitlines()[0]
         log = io.StringIO()
-        with warnings.catch_warnings(), contextlib.redirect_stdout(log), torch.no_grad():
+        with (warnings.catch_warnings(), contextlib.redirect_stdout(log),
+              contextlib.redirect_stderr(log), torch.no_grad()):
             warnings.simplefilter("ignore")
-            if exporter == "torchscript":
+            if name == "torchscript":
                 import onnx
 
                 buffer = io.BytesIO()
@@ -446,8 +461,12 @@ def quantise_int8_qdq(family: str = "llama") -> Entry:
     """
     import numpy as np
     import onnx
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType
-    from onnxruntime.quantization import quantize_static
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
 
     torch = _torch()
     entry = Entry(file="", family=family, module="mlp", exporter="dynamo+ort-qdq-int8",
@@ -551,14 +570,18 @@ def _rename_data(path: Path) -> None:
 
 
 def load_index() -> dict[str, dict]:
+    """The entries of index.json, graphs and failures, as full `Entry` dicts."""
     if not INDEX.exists():
         return {}
-    return {_key(e): e for e in json.loads(INDEX.read_text())["graphs"] + json.loads(
-        INDEX.read_text()).get("failures", [])}
+    index = json.loads(INDEX.read_text())
+    blank = asdict(Entry(file="", family="", module="", exporter="", phase=""))
+    rows = [{**blank, **e} for e in index["graphs"] + index.get("failures", [])]
+    return {_key(e): e for e in rows}
 
 
 def _key(e: dict) -> str:
-    return "/".join(str(e[k]) for k in ("family", "module", "phase", "exporter")) + (
+    keys = ("family", "module", "phase", "exporter", "attention")
+    return "/".join(str(e.get(k, "sdpa")) for k in keys) + (
         f"/{e['opset']}" if e["exporter"] == "dynamo" and e.get("opset") == 23 else ""
     )
 
@@ -570,7 +593,8 @@ def write_index(entries: dict[str, dict]) -> None:
     ))
     graphs = [{k: v for k, v in e.items() if k not in ("error", "seconds")} for e in rows
               if not e["error"]]
-    failures = [{k: e[k] for k in ("family", "module", "phase", "exporter", "opset", "error")}
+    failures = [{k: e[k] for k in ("family", "module", "phase", "exporter", "attention", "opset",
+                                   "source", "error")}
                 for e in rows if e["error"]]
     INDEX.write_text(json.dumps({
         "versions": versions(),
@@ -592,19 +616,32 @@ def versions() -> dict[str, str]:
     return out
 
 
-def print_table(entries: dict[str, dict]) -> None:
-    head = ("file", "family", "module", "exporter", "opset", "phase", "nodes", "s",
-            "what happened")
-    rows = []
-    for e in sorted(entries.values(), key=lambda e: (e["family"], e["module"], e["phase"],
-                                                       e["exporter"], e.get("opset") or 0)):
-        rows.append((
-            e["file"] or "-", e["family"], e["module"], e["exporter"],
-            str(e.get("opset") or "-"), e["phase"], str(e.get("nodes") or "-"),
-            str(e.get("seconds", "")), e["error"] or "exported",
-        ))
-    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head) - 1)]
-    for r in [head, *rows]:
+def _rows(entries: dict[str, dict]) -> list[tuple[str, ...]]:
+    def order(e):
+        family = list(FAMILIES).index(e["family"]) if e["family"] in FAMILIES else 99
+        return (family, MODULES.index(e["module"]), PHASES.index(e["phase"]), e["exporter"],
+                e["attention"], e.get("opset") or 0)
+
+    return [
+        (e["file"] or "-", e["family"], e["module"], e["exporter"], e["attention"],
+         str(e.get("opset") or "-"),
+         e["phase"], str(e.get("nodes") or "-"), e["error"] or "exported")
+        for e in sorted(entries.values(), key=order)
+    ]
+
+
+HEAD = ("file", "family", "module", "exporter", "attention", "opset", "phase", "nodes",
+        "what happened")
+
+
+def print_table(entries: dict[str, dict], markdown: bool = False) -> None:
+    rows = _rows(entries)
+    if markdown:
+        for r in [HEAD, tuple("---" for _ in HEAD), *rows]:
+            print("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+        return
+    widths = [max(len(r[i]) for r in [HEAD, *rows]) for i in range(len(HEAD) - 1)]
+    for r in [HEAD, *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1])
 
 
@@ -618,6 +655,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="skip the int8 QDQ and int4 MatMulNBits graphs")
     parser.add_argument("--table-only", action="store_true",
                         help="print the table of index.json; export nothing")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ns = parser.parse_args(argv)
     CORPUS.mkdir(exist_ok=True)
     entries = load_index()
@@ -628,6 +666,8 @@ def main(argv: list[str] | None = None) -> int:
                     if module == "mlp" and phase == "decode":
                         continue  # no cache: decode is the prefill graph at seq=1
                     for exporter in ns.exporter or EXPORTERS:
+                        if module == "mlp" and exporter == "torchscript-eager":
+                            continue  # no attention in the MLP block
                         entry = export_one(family, module, phase, exporter)
                         print(f"{entry.file or '-'}: {entry.error or entry.nodes} "
                               f"({entry.seconds} s)", flush=True)
@@ -638,9 +678,9 @@ def main(argv: list[str] | None = None) -> int:
                           quantise_int4("llama-layer-prefill-dynamo-op20.onnx")):
                 print(f"{entry.file or '-'}: {entry.error or entry.nodes} ({entry.seconds} s)",
                       flush=True)
-                entries[_key(asdict(entry)) + "/" + entry.source] = asdict(entry)
+                entries[_key(asdict(entry))] = asdict(entry)
                 write_index(entries)
-    print_table(entries)
+    print_table(entries, markdown=ns.markdown)
     return 0
 
 
