@@ -144,6 +144,7 @@ class Entry:
     source: str = ""
     error: str = ""
     seconds: float = 0.0
+    ort: str = ""
     ops: dict[str, int] = field(default_factory=dict)
 
 
@@ -604,6 +605,44 @@ def write_index(entries: dict[str, dict]) -> None:
     }, indent=1) + "\n")
 
 
+# Small sizes for the onnxruntime run of --check: it shows the graph runs, not how fast.
+CHECK_DIMS = {"seq": 5, "past": 6}
+
+
+def check_graph(path: Path) -> str:
+    """Run a graph once in onnxruntime on random inputs (with its weights): "ok" or why not."""
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+
+    model = onnx.load(str(path), load_external_data=False)
+    rng = np.random.default_rng(0)
+    feeds = {}
+    for value in model.graph.input:
+        tensor = value.type.tensor_type
+        # a dim_param is a name or, from dynamo, an expression of names such as "past + 1"
+        names = {**CHECK_DIMS, "past_seq": CHECK_DIMS["past"] + 1, "__builtins__": {}}
+        shape = [eval(d.dim_param, names) if d.dim_param else d.dim_value  # noqa: S307
+                 for d in tensor.shape.dim]
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type)
+        if value.name == "attention_mask":
+            feeds[value.name] = np.ones(shape, dtype)
+        elif np.issubdtype(dtype, np.integer):
+            feeds[value.name] = rng.integers(0, 1000, shape).astype(dtype)
+        else:
+            feeds[value.name] = rng.standard_normal(shape).astype(dtype)
+    try:
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        outputs = session.run(None, feeds)
+    except Exception as exc:  # noqa: BLE001 - recorded in the table
+        return "failed: " + _reason(exc)
+    if not all(np.isfinite(o.astype(np.float32)).all() for o in outputs):
+        return "ran, non-finite outputs"
+    return "ok"
+
+
 def versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -624,14 +663,14 @@ def _rows(entries: dict[str, dict]) -> list[tuple[str, ...]]:
 
     return [
         (e["file"] or "-", e["family"], e["module"], e["exporter"], e["attention"],
-         str(e.get("opset") or "-"),
-         e["phase"], str(e.get("nodes") or "-"), e["error"] or "exported")
+         str(e.get("opset") or "-"), e["phase"], str(e.get("nodes") or "-"),
+         e.get("ort") or "-", e["error"] or "exported")
         for e in sorted(entries.values(), key=order)
     ]
 
 
 HEAD = ("file", "family", "module", "exporter", "attention", "opset", "phase", "nodes",
-        "what happened")
+        "onnxruntime", "what happened")
 
 
 def print_table(entries: dict[str, dict], markdown: bool = False) -> None:
@@ -645,6 +684,13 @@ def print_table(entries: dict[str, dict], markdown: bool = False) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1])
 
 
+def _selected(entry: dict, ns: argparse.Namespace) -> bool:
+    return all(
+        not getattr(ns, key) or entry[key] in getattr(ns, key)
+        for key in ("family", "module", "phase")
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--family", action="append", choices=list(FAMILIES))
@@ -656,10 +702,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table-only", action="store_true",
                         help="print the table of index.json; export nothing")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument("--check", action="store_true",
+                        help="run each graph of the index once in onnxruntime; export nothing")
     ns = parser.parse_args(argv)
     CORPUS.mkdir(exist_ok=True)
     entries = load_index()
-    if not ns.table_only:
+    if ns.check:
+        for entry in entries.values():
+            if not entry["error"] and _selected(entry, ns):
+                entry["ort"] = check_graph(CORPUS / entry["file"])
+                print(f"{entry['file']}: {entry['ort']}", flush=True)
+                write_index(entries)
+    elif not ns.table_only:
         for family in ns.family or FAMILIES:
             for module in ns.module or MODULES:
                 for phase in ns.phase or PHASES:
