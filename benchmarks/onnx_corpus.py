@@ -121,7 +121,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
     },
 }
 
-MODULES = ("layer", "model", "mlp")
+# `model-plain`: the base model called the plain way, `model(input_ids)` (no mask, no cache),
+# the first export a user tries; prefill only.
+MODULES = ("layer", "model", "mlp", "model-plain")
 PHASES = ("prefill", "decode")
 # `torchscript-eager`: the legacy exporter with transformers' eager attention, the way round its
 # refusal of the sdpa call transformers makes for grouped-query attention (enable_gqa).
@@ -285,6 +287,21 @@ def build_module(family: str, module: str, phase: str, attention: str = "sdpa"):
     # module == "model": the base model with one layer, its embedding and its final norm, fed
     # input ids and a 2-D attention mask as generation loops feed it.
     model = _cls(family, "Model")(config)
+    if module == "model-plain":
+
+        class PlainModel(nn.Module):
+            """transformers' base model called with input ids only (no mask, no cache)."""
+
+            def __init__(self):
+                super().__init__()
+                self.model = model
+
+            def forward(self, input_ids):
+                return self.model(input_ids=input_ids, use_cache=False).last_hidden_state
+
+        ids = torch.randint(0, config.vocab_size, (1, seq), dtype=torch.int64)
+        mod = PlainModel().to(f16).eval()
+        return mod, (ids,), ["input_ids"], ["last_hidden_state"], {"input_ids": {1: "seq"}}
 
     class OneLayerModel(nn.Module):
         """transformers' base model (embedding, layer 0, final norm) with a tensor cache."""
@@ -376,14 +393,18 @@ def _summarise(entry: Entry, path: Path) -> None:
 
 
 def _save_external(model, path: Path) -> None:
-    """Write a graph with every initializer in `<file>.data` beside it (not committed)."""
+    """Write a graph with its weights in `<file>.data` beside it (not committed).
+
+    Tensors under 1 KiB stay in the graph, as the dynamo exporter keeps them: they are the
+    axes, shapes and scalars that folding the shape arithmetic reads without the weights.
+    """
     import onnx
 
     data = path.name + ".data"
     (path.parent / data).unlink(missing_ok=True)
     onnx.save_model(
         model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
-        location=data, size_threshold=0,
+        location=data, size_threshold=1024,
     )
 
 
@@ -717,7 +738,7 @@ def main(argv: list[str] | None = None) -> int:
         for family in ns.family or FAMILIES:
             for module in ns.module or MODULES:
                 for phase in ns.phase or PHASES:
-                    if module == "mlp" and phase == "decode":
+                    if module in ("mlp", "model-plain") and phase == "decode":
                         continue  # no cache: decode is the prefill graph at seq=1
                     for exporter in ns.exporter or EXPORTERS:
                         if module == "mlp" and exporter == "torchscript-eager":
