@@ -608,10 +608,21 @@ def _key(e: dict) -> str:
     )
 
 
+def record(entry: dict) -> None:
+    """Add or replace one entry of index.json; several runs may record at once (a file lock)."""
+    import fcntl
+
+    with open(INDEX.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        entries = load_index()
+        entries[_key(entry)] = entry
+        write_index(entries)
+
+
 def write_index(entries: dict[str, dict]) -> None:
     rows = sorted(entries.values(), key=lambda e: (
         list(FAMILIES).index(e["family"]) if e["family"] in FAMILIES else 99,
-        e["module"], e["phase"], e["exporter"], e.get("opset") or 0,
+        e["module"], e["phase"], e["exporter"], e["attention"], e.get("opset") or 0,
     ))
     graphs = [{k: v for k, v in e.items() if k not in ("error", "seconds")} for e in rows
               if not e["error"]]
@@ -733,7 +744,7 @@ def main(argv: list[str] | None = None) -> int:
             if not entry["error"] and _selected(entry, ns):
                 entry["ort"] = check_graph(CORPUS / entry["file"])
                 print(f"{entry['file']}: {entry['ort']}", flush=True)
-                write_index(entries)
+                record(entry)
     elif not ns.table_only:
         for family in ns.family or FAMILIES:
             for module in ns.module or MODULES:
@@ -746,16 +757,14 @@ def main(argv: list[str] | None = None) -> int:
                         entry = export_one(family, module, phase, exporter)
                         print(f"{entry.file or '-'}: {entry.error or entry.nodes} "
                               f"({entry.seconds} s)", flush=True)
-                        entries[_key(asdict(entry))] = asdict(entry)
-                        write_index(entries)
+                        record(asdict(entry))
         if not ns.no_quantised:
             for entry in (quantise_int8_qdq(), quantise_int4("llama-mlp-prefill-dynamo-op20.onnx"),
                           quantise_int4("llama-layer-prefill-dynamo-op20.onnx")):
                 print(f"{entry.file or '-'}: {entry.error or entry.nodes} ({entry.seconds} s)",
                       flush=True)
-                entries[_key(asdict(entry))] = asdict(entry)
-                write_index(entries)
-    print_table(entries, markdown=ns.markdown)
+                record(asdict(entry))
+    print_table(load_index(), markdown=ns.markdown)
     return 0
 
 
