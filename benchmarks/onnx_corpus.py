@@ -109,6 +109,9 @@ FAMILIES: dict[str, dict[str, Any]] = {
         "checkpoint": "gemma-2-2b",
         "config": "Gemma2Config",
         "prefix": "Gemma2",
+        # transformers refuses sdpa with attention logit soft-capping: the dynamo exporter also
+        # runs with eager attention, as a Gemma-2 user must
+        "eager_dynamo": True,
         "kwargs": dict(
             vocab_size=256000, hidden_size=2304, intermediate_size=9216,
             num_attention_heads=8, num_key_value_heads=4, head_dim=256,
@@ -128,6 +131,7 @@ PHASES = ("prefill", "decode")
 # `torchscript-eager`: the legacy exporter with transformers' eager attention, the way round its
 # refusal of the sdpa call transformers makes for grouped-query attention (enable_gqa).
 EXPORTERS = ("dynamo", "dynamo23", "torchscript", "torchscript-eager")
+EAGER_DYNAMO = ("dynamo-eager", "dynamo23-eager")  # families with "eager_dynamo"
 
 
 @dataclass
@@ -360,15 +364,14 @@ def _dynamic_shapes(names, dims, args):
 
 
 def _file(family, module, phase, exporter, opset):
-    """`llama-layer-prefill-dynamo-op20.onnx`, `...-torchscript-eager-op17.onnx`."""
-    return f"{family}-{module}-{phase}-{exporter.removesuffix('23')}-op{opset}.onnx"
+    """`llama-layer-prefill-dynamo-op20.onnx`, `...-torchscript-eager-op20.onnx`."""
+    return f"{family}-{module}-{phase}-{exporter.replace('23', '')}-op{opset}.onnx"
 
 
 def _variant(exporter: str) -> tuple[str, str]:
-    """(exporter, attention implementation) of a name from EXPORTERS."""
-    if exporter == "torchscript-eager":
-        return "torchscript", "eager"
-    return exporter.removesuffix("23"), "sdpa"
+    """(exporter, attention implementation) of a name from EXPORTERS or EAGER_DYNAMO."""
+    attention = "eager" if exporter.endswith("-eager") else "sdpa"
+    return exporter.removesuffix("-eager").removesuffix("23"), attention
 
 
 def _summarise(entry: Entry, path: Path) -> None:
@@ -422,7 +425,7 @@ def _reason(exc: BaseException) -> str:
 
 def export_one(family: str, module: str, phase: str, exporter: str) -> Entry:
     torch = _torch()
-    opset = 23 if exporter == "dynamo23" else None
+    opset = 23 if exporter.startswith("dynamo23") else None
     name, attention = _variant(exporter)
     entry = Entry(file="", family=family, module=module, exporter=name, phase=phase,
                   attention=attention, opset=opset)
@@ -728,7 +731,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--family", action="append", choices=list(FAMILIES))
     parser.add_argument("--module", action="append", choices=MODULES)
     parser.add_argument("--phase", action="append", choices=PHASES)
-    parser.add_argument("--exporter", action="append", choices=EXPORTERS)
+    parser.add_argument("--exporter", action="append", choices=EXPORTERS + EAGER_DYNAMO)
     parser.add_argument("--no-quantised", action="store_true",
                         help="skip the int8 QDQ and int4 MatMulNBits graphs")
     parser.add_argument("--table-only", action="store_true",
@@ -751,8 +754,9 @@ def main(argv: list[str] | None = None) -> int:
                 for phase in ns.phase or PHASES:
                     if module in ("mlp", "model-plain") and phase == "decode":
                         continue  # no cache: decode is the prefill graph at seq=1
-                    for exporter in ns.exporter or EXPORTERS:
-                        if module == "mlp" and exporter == "torchscript-eager":
+                    extra = EAGER_DYNAMO if FAMILIES[family].get("eager_dynamo") else ()
+                    for exporter in ns.exporter or EXPORTERS + extra:
+                        if module == "mlp" and exporter.endswith("-eager"):
                             continue  # no attention in the MLP block
                         entry = export_one(family, module, phase, exporter)
                         print(f"{entry.file or '-'}: {entry.error or entry.nodes} "
