@@ -719,6 +719,37 @@ def print_table(entries: dict[str, dict], markdown: bool = False) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1])
 
 
+def planned(ns: argparse.Namespace | None = None):
+    """(family, module, phase, exporter) of every export, or of those the options select."""
+
+    def chosen(option, default):
+        return (getattr(ns, option, None) if ns else None) or default
+
+    for family in chosen("family", FAMILIES):
+        for module in chosen("module", MODULES):
+            for phase in chosen("phase", PHASES):
+                if module in ("mlp", "model-plain") and phase == "decode":
+                    continue  # no cache: decode is the prefill graph at seq=1
+                extra = EAGER_DYNAMO if FAMILIES[family].get("eager_dynamo") else ()
+                for exporter in chosen("exporter", EXPORTERS + extra):
+                    if module == "mlp" and exporter.endswith("-eager"):
+                        continue  # no attention in the MLP block
+                    yield family, module, phase, exporter
+
+
+def not_run(entries: dict[str, dict]) -> dict[str, dict]:
+    """Entries, marked "not run", for the planned exports that index.json has no row for."""
+    missing = {}
+    for family, module, phase, exporter in planned():
+        name, attention = _variant(exporter)
+        entry = asdict(Entry(file="", family=family, module=module, exporter=name, phase=phase,
+                             attention=attention, opset=23 if "23" in exporter else None,
+                             error="not run yet"))
+        if _key(entry) not in entries:
+            missing[_key(entry)] = entry
+    return missing
+
+
 def _selected(entry: dict, ns: argparse.Namespace) -> bool:
     return all(
         not getattr(ns, key) or entry[key] in getattr(ns, key)
@@ -749,26 +780,19 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{entry['file']}: {entry['ort']}", flush=True)
                 record(entry)
     elif not ns.table_only:
-        for family in ns.family or FAMILIES:
-            for module in ns.module or MODULES:
-                for phase in ns.phase or PHASES:
-                    if module in ("mlp", "model-plain") and phase == "decode":
-                        continue  # no cache: decode is the prefill graph at seq=1
-                    extra = EAGER_DYNAMO if FAMILIES[family].get("eager_dynamo") else ()
-                    for exporter in ns.exporter or EXPORTERS + extra:
-                        if module == "mlp" and exporter.endswith("-eager"):
-                            continue  # no attention in the MLP block
-                        entry = export_one(family, module, phase, exporter)
-                        print(f"{entry.file or '-'}: {entry.error or entry.nodes} "
-                              f"({entry.seconds} s)", flush=True)
-                        record(asdict(entry))
+        for family, module, phase, exporter in planned(ns):
+            entry = export_one(family, module, phase, exporter)
+            print(f"{entry.file or '-'}: {entry.error or entry.nodes} ({entry.seconds} s)",
+                  flush=True)
+            record(asdict(entry))
         if not ns.no_quantised:
             for entry in (quantise_int8_qdq(), quantise_int4("llama-mlp-prefill-dynamo-op20.onnx"),
                           quantise_int4("llama-layer-prefill-dynamo-op20.onnx")):
                 print(f"{entry.file or '-'}: {entry.error or entry.nodes} ({entry.seconds} s)",
                       flush=True)
                 record(asdict(entry))
-    print_table(load_index(), markdown=ns.markdown)
+    entries = load_index()
+    print_table({**entries, **not_run(entries)}, markdown=ns.markdown)
     return 0
 
 
