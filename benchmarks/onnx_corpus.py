@@ -398,8 +398,9 @@ def _summarise(entry: Entry, path: Path) -> None:
 def _save_external(model, path: Path) -> None:
     """Write a graph with its weights in `<file>.data` beside it (not committed).
 
-    Tensors under 1 KiB stay in the graph, as the dynamo exporter keeps them: they are the
-    axes, shapes and scalars that folding the shape arithmetic reads without the weights.
+    Tensors up to 1 KiB stay in the graph (the dynamo exporter keeps those up to 256 bytes):
+    they are the axes, shapes and scalars that folding the shape arithmetic reads without the
+    weights.
     """
     import onnx
 

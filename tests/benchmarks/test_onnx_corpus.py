@@ -54,7 +54,9 @@ def test_weights_are_external_and_small_constants_inline(entry: dict) -> None:
         if external:
             info = {kv.key: kv.value for kv in tensor.external_data}
             assert info["location"] == entry["file"] + ".data"
-            assert int(info["length"]) > 1024, tensor.name
+            # the dynamo exporter keeps tensors of up to 256 bytes in the graph (onnx_ir's
+            # threshold); the script keeps up to 1 KiB in the TorchScript graphs it re-saves
+            assert int(info["length"]) > 256, tensor.name
         elif tensor.raw_data:
             assert len(tensor.raw_data) <= 1024, tensor.name
     assert (CORPUS / entry["file"]).stat().st_size < 1_000_000
