@@ -6,8 +6,7 @@ import argparse
 import json
 
 from models.formats import problem_to_dict
-from models.targets import load_target
-from models.workload import load_workload, scaled, tile
+from models.workload import load_workload, scaled, tile, workload_target
 from schedsearch.commands.options import (
     add_dim_option,
     add_size_option,
@@ -38,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload, dims_of(args))
     if args.scale is not None:
         workload = scaled(workload, args.scale)
-    target = load_target(args.target or workload.target)
+    target = workload_target(workload, args.target)
     problem = tile(workload, target, args.max_ops)
     document = problem_to_dict(problem)
     if args.output is None or args.output == STDOUT:
