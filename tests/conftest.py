@@ -17,7 +17,6 @@ work budget, so the test cannot depend on the machine's speed or load.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -36,31 +35,34 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-#: How many times its work a search's wall-clock net is under :func:`wall_never_binds`:
-#: far beyond any load a shared machine reaches (at load 8 on 2 cores a search ran 4
-#: times its work), so the work budget, which repeats, always stops the search first.
+#: How many times its work a reproducible search's wall-clock net is under
+#: :func:`wall_never_binds`: far beyond any load a shared machine reaches (at load 8 on
+#: 2 cores a search ran 4 times its work), so the work budget, which repeats, always
+#: stops the search first.
 UNHURRIED_NET = 1000.0
 
 
 @pytest.fixture
 def wall_never_binds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every search in the test stops by its deterministic work budget alone.
+    """Every reproducible search in the test stops by its deterministic work budget alone.
 
     Why: a test that compares two searches, or counts the stages one ran, must not
-    depend on how much work fits into a wall-clock second. Each reproducible solve (and
-    each task solved alone inside one, and tuning's screening) gets a wall-clock net of
-    :data:`UNHURRIED_NET` times its work instead of its nominal limit; the work granted
-    is unchanged, so the test still takes the time it did on an idle machine.
+    depend on how much work fits into a wall-clock second. Each reproducible time budget
+    (every solve's, each task's solved alone inside one, tuning's screening and
+    finalists) gets a wall-clock net of :data:`UNHURRIED_NET` times its work instead of
+    its nominal limit; the work granted is unchanged, so the test takes the time it took
+    on an idle machine.
     """
-    from schedsearch.engine import search
+    from schedsearch.engine.timebudget import TimeBudget
 
-    real = search.solve_report
+    real = TimeBudget.start
 
-    def unhurried(problem: Any, target: Any, *, time_limit: float = 10.0,
-                  wall_limit: float | None = None, **options: Any) -> Any:
-        return real(problem, target, time_limit=time_limit,
-                    wall_limit=UNHURRIED_NET * time_limit, **options)
+    def unhurried(seconds: float, *, wall: float | None = None, begin: float | None = None,
+                  reproducible: bool = True) -> TimeBudget:
+        if reproducible:
+            wall = UNHURRIED_NET * seconds
+        return real(seconds, wall=wall, begin=begin, reproducible=reproducible)
 
-    monkeypatch.setattr(search, "solve_report", unhurried)
+    monkeypatch.setattr(TimeBudget, "start", staticmethod(unhurried))
     monkeypatch.setattr("schedsearch.tuning.screen.WALL_SLACK", UNHURRIED_NET)
     monkeypatch.setattr("schedsearch.tuning.joint.WALL_SLACK", UNHURRIED_NET)
