@@ -18,7 +18,7 @@ from typing import Any
 from models.errors import InputError
 
 __all__ = ["MAX_INPUT_BYTES", "MAX_INT", "MAX_DEPTH", "load_json_file", "parse_json_text",
-           "json_path"]
+           "json_path", "utf8_text"]
 
 #: Inputs larger than this are refused before parsing (a schedule of 100k ops is ~40 MB).
 MAX_INPUT_BYTES = 128 * 1024 * 1024
@@ -98,6 +98,20 @@ def parse_json_text(text: str, source: str) -> Any:
         raise InputError(f"not valid JSON: {error}", source=source, rule="JSON") from None
 
 
+def utf8_text(data: bytes, source: str, rule: str, path: str = "$") -> str:
+    """``data`` decoded as UTF-8; InputError naming the line and column of the first byte
+    that is not (a CSV's ``path`` is that line)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - data.rfind(b"\n", 0, error.start)
+        raise InputError(f"not UTF-8 text: byte 0x{data[error.start]:02x} at line {line} "
+                         f"column {column}", source=source,
+                         path=f"line {line}" if path == "line" else path,
+                         rule=rule) from None
+
+
 def load_json_file(path: str | os.PathLike[str]) -> Any:
     """Read a JSON file (``-`` is standard input), refusing oversized and malformed input."""
     source = "<stdin>" if str(path) == "-" else str(path)
@@ -118,8 +132,4 @@ def load_json_file(path: str | os.PathLike[str]) -> Any:
     if len(data) > MAX_INPUT_BYTES:
         raise InputError(f"larger than the limit of {MAX_INPUT_BYTES} bytes",
                          source=source, rule="SIZE")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", source=source, rule="JSON") from None
-    return parse_json_text(text, source)
+    return parse_json_text(utf8_text(data, source, "JSON"), source)
