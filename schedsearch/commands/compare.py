@@ -24,6 +24,7 @@ from schedsearch.commands.options import (
     dims_of,
 )
 from schedsearch.commands.progress import Display, display
+from schedsearch.commands.wording import counted
 from schedsearch.engine import interrupt
 from schedsearch.engine.search import solve
 from schedsearch.output import image_file, output_dir
@@ -68,8 +69,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"problem": problem.name, "target": target.name,
                           "time_unit": target.time_unit, **figures}, indent=1))
     else:
-        print(f"{problem.name} on {target.name}: {len(problem.tasks)} tasks, "
-              f"{len(problem.ops)} ops; times in {target.time_unit}")
+        print(f"{problem.name} on {target.name}: {counted(len(problem.tasks), 'task')}, "
+              f"{counted(len(problem.ops), 'op')}; times in {target.time_unit}")
         print(format_table(comparison, figures))
     if args.plot:
         from schedsearch.plot import Panel, plot_paths

@@ -14,6 +14,7 @@ from schedsearch.commands.options import (
     dims_of,
     positive_number,
 )
+from schedsearch.commands.wording import counted
 from schedsearch.output import STDOUT, output_file, write_json
 
 
@@ -44,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(document, indent=1))
     else:
         write_json(args.output, document)
-        print(f"{args.output}: {len(problem.ops)} ops, {len(problem.buffers)} buffers, "
-              f"{len(problem.after)} after edges, {len(problem.tasks)} tasks on {target.name}")
+        print(f"{args.output}: {counted(len(problem.ops), 'op')}, "
+              f"{counted(len(problem.buffers), 'buffer')}, "
+              f"{counted(len(problem.after), 'after edge')}, "
+              f"{counted(len(problem.tasks), 'task')} on {target.name}")
     return 0

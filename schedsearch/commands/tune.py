@@ -37,6 +37,7 @@ from schedsearch.commands.options import (
     worker_count,
 )
 from schedsearch.commands.progress import display
+from schedsearch.commands.wording import counted
 from schedsearch.engine import interrupt
 from schedsearch.output import output_dir, output_file_only, write_json, write_with
 from schedsearch.tuning.batch import (
@@ -162,7 +163,8 @@ def _config_text(config: dict[str, Any]) -> str:
 
 
 def _report(result: TuneResult, unit: str) -> str:
-    lines = [f"tuned {result.workload} on {result.target}: {result.screened} configurations "
+    screened = counted(result.screened, "configuration")
+    lines = [f"tuned {result.workload} on {result.target}: {screened} "
              f"screened ({result.infeasible} infeasible), {result.searched} searched"
              + (f", {result.skipped} not searched (time)" if result.skipped else "")
              + f", {result.wall_s:.1f} s"]
