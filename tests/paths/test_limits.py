@@ -40,3 +40,21 @@ def test_the_solves_share_the_whole_limit(pair: tuple[Problem, Target],
     assert sum(seconds for _, seconds in given) == pytest.approx(limit)
     assert dict(given)["tile"] == pytest.approx(INTERLEAVED_SHARE * limit)
     assert dict(given)["task"] == pytest.approx(BARRIER_SHARE * limit)
+
+
+def test_whatif_shares_its_whole_limit_evenly(pair: tuple[Problem, Target],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from schedsearch import idealise
+
+    problem, target = pair
+    given: list[float] = []
+
+    def recording(sub: Problem, on: Target, **options: Any) -> Schedule:
+        given.append(options["time_limit"])
+        return solve(sub, on, **options)
+
+    monkeypatch.setattr(idealise, "solve", recording)
+    idealise.whatif(problem, target, whole_limit=True,
+                    options=SolveOptions(time_limit=0.6, seed=0, workers=1))
+    assert len(given) > 2 and sum(given) == pytest.approx(0.6)
+    assert len(set(given)) == 1
