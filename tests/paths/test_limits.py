@@ -58,3 +58,26 @@ def test_whatif_shares_its_whole_limit_evenly(pair: tuple[Problem, Target],
                     options=SolveOptions(time_limit=0.6, seed=0, workers=1))
     assert len(given) > 2 and sum(given) == pytest.approx(0.6)
     assert len(set(given)) == 1
+
+
+def test_chain_shares_its_whole_limit_evenly(monkeypatch: pytest.MonkeyPatch) -> None:
+    from models.targets import load_target
+    from models.workload import load_workload
+    from schedsearch.chains import paths as chains
+    from schedsearch.engine import search
+
+    given: list[float] = []
+
+    def recording(sub: Problem, on: Target, **options: Any) -> Schedule:
+        given.append(options["time_limit"])
+        return solve(sub, on, **options)
+
+    monkeypatch.setattr(chains, "solve", recording)
+    monkeypatch.setattr(search, "solve", recording)  # the kernels' solver, looked up late
+    workload = load_workload("rmsnorm-gemm-chain-v75")
+    edges = chains.chain_edges(workload)
+    chains.chain_paths(workload, load_target(workload.target), whole_limit=True,
+                       options=SolveOptions(time_limit=1.2, seed=0, workers=1,
+                                            reproducible=True))
+    assert len(given) == len(edges) * chains.solves_per_edge()
+    assert sum(given) == pytest.approx(1.2) and len(set(given)) == 1
