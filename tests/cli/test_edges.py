@@ -219,3 +219,18 @@ def test_every_data_file_of_the_packages_is_package_data() -> None:
                 if not any(fnmatch.fnmatch(relative, pattern) for pattern in patterns):
                     missing.append(f"{package}/{relative}")
     assert missing == []
+
+
+def test_replay_plot_says_what_it_wrote(tmp_path: Path, small_schedule: dict,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from models.formats import schedule_from_dict
+    from schedsearch.trace import schedule_to_trace
+
+    schedule = tmp_path / "s.json"
+    schedule.write_text(json.dumps(small_schedule))
+    trace = tmp_path / "run.json"
+    trace.write_text(json.dumps(schedule_to_trace(schedule_from_dict(small_schedule))))
+    picture = tmp_path / "replay.png"
+    assert main(["replay", str(schedule), str(trace), "--plot", str(picture)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"wrote {picture}"
+    assert picture.stat().st_size > 0
