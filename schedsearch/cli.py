@@ -20,6 +20,7 @@ from typing import NoReturn
 
 from models.errors import InputError
 from schedsearch.engine import interrupt
+from schedsearch.version import DISTRIBUTION, package_version
 
 #: Subcommand modules under schedsearch.commands, in the order ``--help`` lists them.
 
@@ -57,6 +58,8 @@ def build_parser(commands: tuple[str, ...] = COMMANDS,
     parser = _Parser(
         prog="schedsearch", formatter_class=_Formatter,
         description="Search static schedules for NPU engines; see `schedcheck` to verify.")
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {package_version()} ({DISTRIBUTION})")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in commands:
         module = f"{name}_{study}" if study else name
