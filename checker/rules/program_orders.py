@@ -78,20 +78,21 @@ class _Access(NamedTuple):
     write: bool
 
 
-def _pieces(accesses: list[_Access]) -> Iterator[tuple[int, int, list[_Access]]]:
+def _pieces(accesses: list[_Access]) -> Iterator[tuple[int, int, tuple[_Access, ...]]]:
     """Byte pieces that no access boundary splits, with the accesses covering each
-    (one sweep over the sorted boundaries)."""
+    (one sweep over the sorted boundaries). Each piece gets its own tuple: the caller
+    keeps them, so the sweep's working list must never be handed out."""
     cuts = sorted({a.lo for a in accesses} | {a.hi for a in accesses})
     by_lo = sorted(accesses, key=lambda a: a.lo)
     live: list[_Access] = []
     k = 0
     for lo, hi in zip(cuts, cuts[1:], strict=False):
+        live = [a for a in live if a.hi > lo]
         while k < len(by_lo) and by_lo[k].lo <= lo:
             live.append(by_lo[k])
             k += 1
-        live = [a for a in live if a.hi > lo]
         if live:
-            yield lo, hi, live
+            yield lo, hi, tuple(live)
 
 
 def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need]:
