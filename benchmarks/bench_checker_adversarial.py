@@ -152,7 +152,8 @@ def queues(n: int) -> tuple[Doc, dict[str, list[str]]]:
 
 def writers(n: int) -> tuple[Doc, dict[str, list[str]]]:
     """n ops running at once, each writing its own byte of one buffer, then n readers at
-    once, each reading its byte: every write is live while every other is."""
+    once, each reading its byte (and waiting for its writer): every write is live while
+    every other is."""
     ops, placed = {}, {}
     for i in range(n):
         ops[f"w{i}"] = _op(2, writes=[{"buffer": "B", "bytes": [i, i + 1], "value": f"v{i}"}])
@@ -160,7 +161,8 @@ def writers(n: int) -> tuple[Doc, dict[str, list[str]]]:
         ops[f"r{i}"] = _op(2, reads=[{"buffer": "B", "bytes": [i, i + 1], "value": f"v{i}"}])
         placed[f"r{i}"] = _place(2, 4)
     return _document({"DMA": 1}, ops, placed, buffers={"B": {"memory": "M", "size": n}},
-                     placements={"B": {"offset": 0, "alloc": 0, "free": 4}}), {}
+                     placements={"B": {"offset": 0, "alloc": 0, "free": 4}}), \
+        {f"r{i}": [f"w{i}"] for i in range(n)}
 
 
 #: Family name -> builder of (schedule, waits) at about n ops.

@@ -170,7 +170,7 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
                            alternative=(other, seen))
 
 
-def reuse_needs(m: Model) -> Iterator[Need]:
+def reuse_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need]:
     """ORDER_REUSE: two buffers of one memory with intersecting bytes: every access of the
     one freed first (ties: allocated first, then by name) before every access of the other.
 
@@ -178,11 +178,42 @@ def reuse_needs(m: Model) -> Iterator[Need]:
     piece; ordered by free, consecutive accessed buffers must be ordered. That suffices:
     two intersecting buffers share a piece, and on it every buffer between them is
     accessed, so their accesses chain; and a consecutive pair is itself a required one.
+
+    A pair of buffers is not asked about all pairs of accessors: along a chain of the
+    happens-before cover (:class:`Graph`) every op happens before the later ones, so of
+    the first buffer's accessors only the last on each chain needs asking about, and of
+    the second buffer's only the first on each chain.
     """
     accessors: dict[str, set[str]] = defaultdict(set)
     for name, op, _ in m.scheduled():
         for a in (*op.buffer_reads, *op.buffer_writes):
             accessors[a.buffer].add(name)
+    pairs = _reusing_pairs(m, accessors)
+    chain, position = graph.chain.tolist(), graph.position.tolist()
+
+    def ends(buffer: str, last: bool) -> list[str]:
+        """The last (or first) accessor of ``buffer`` on each chain."""
+        best: dict[int, tuple[int, str]] = {}
+        for name in sorted(accessors[buffer]):
+            k = index[name]
+            here = best.get(chain[k])
+            if here is None or (position[k] > here[0] if last else position[k] < here[0]):
+                best[chain[k]] = (position[k], name)
+        return sorted(name for _, name in best.values())
+
+    for (first, second), (memory, lo, hi) in pairs.items():
+        why = ("{!r} reuses {} bytes [{}, {}) of {!r}, which is freed first", second, memory,
+               lo, hi, first)
+        for a in ends(first, last=True):
+            for b in ends(second, last=False):
+                if a != b:
+                    yield Need("ORDER_REUSE", a, b, why, (first, second))
+
+
+def _reusing_pairs(m: Model, accessors: dict[str, set[str]]
+                   ) -> dict[tuple[str, str], tuple[str, int, int]]:
+    """Consecutive (by free, alloc, name) accessed buffers sharing an address piece, with
+    the memory and the first piece they share."""
     by_memory: dict[str, list[tuple[int, int, tuple[int, int, str]]]] = defaultdict(list)
     for name, place in m.buffer_places.items():
         buffer = m.buffers.get(name)
@@ -196,20 +227,14 @@ def reuse_needs(m: Model) -> Iterator[Need]:
         live: list[tuple[int, int, tuple[int, int, str]]] = []
         k = 0
         for lo, hi in zip(cuts, cuts[1:], strict=False):
+            live = [s for s in live if s[1] > lo]
             while k < len(spans) and spans[k][0] <= lo:
                 live.append(spans[k])
                 k += 1
-            live = [s for s in live if s[1] > lo]
             keys = sorted(key for _, _, key in live)
             for x, y in zip(keys, keys[1:], strict=False):
                 pairs.setdefault((x[2], y[2]), (memory, lo, hi))
-    for (first, second), (memory, lo, hi) in pairs.items():
-        why = ("{!r} reuses {} bytes [{}, {}) of {!r}, which is freed first", second, memory,
-               lo, hi, first)
-        for a in sorted(accessors[first]):
-            for b in sorted(accessors[second]):
-                if a != b:
-                    yield Need("ORDER_REUSE", a, b, why, (first, second))
+    return pairs
 
 
 def ddr_needs(m: Model) -> Iterator[Need]:

@@ -19,6 +19,7 @@ from heapq import heappop, heappush
 from checker.intervals import LiveIntervals
 from checker.model import Model
 from checker.report import Violation
+from checker.rules.last_write import Seen, Tie, last_writes
 
 __all__ = ["check_stale_reads", "check_write_races"]
 
@@ -80,6 +81,28 @@ def _last_write(read: _Touch, writes: list[_Touch], ends: list[int]) -> str | _T
                     f"t={last.end}")
         i -= 1
     return last
+
+
+def _seen(reads: list[_Touch], writes: list[_Touch], few: bool) -> list[str | _Touch]:
+    """For each read, the write it sees (:func:`_last_write`), or why there is none;
+    ``writes`` sorted by end. Past a few pairs, :func:`last_writes` paints the buffer
+    in one pass; a read that meets its own op's write there is scanned directly."""
+    ends = [w.end for w in writes]
+    if few:
+        return [_last_write(r, writes, ends) for r in reads]
+    out: list[str | _Touch] = []
+    for r, answer in zip(reads, last_writes(reads, writes), strict=True):
+        if answer is None:
+            out.append("no write to them ends by then")
+        elif isinstance(answer, Seen):
+            out.append(writes[answer.write])
+        elif isinstance(answer, Tie):
+            first, second = writes[answer.first], writes[answer.second]
+            out.append(f"ops {first.op!r} and {second.op!r} both finish writing them at "
+                       f"t={second.end}")
+        else:
+            out.append(_last_write(r, writes, ends))
+    return out
 
 
 def _conflicts(reads: list[_Touch], writes: list[_Touch]) -> dict[int, _Touch]:
@@ -189,12 +212,11 @@ def check_stale_reads(m: Model) -> list[Violation]:
         buffer_writes = writes.get(buffer, [])
         if len(buffer_writes) > 1:
             buffer_writes = sorted(buffer_writes, key=lambda w: w.end)
-        ends = [w.end for w in buffer_writes]
-        racing = (_conflicts_few if len(buffer_reads) * len(buffer_writes) <= FEW_PAIRS
-                  else _conflicts)(buffer_reads, buffer_writes)
-        for i, r in enumerate(buffer_reads):
+        few = len(buffer_reads) * len(buffer_writes) <= FEW_PAIRS
+        racing = (_conflicts_few if few else _conflicts)(buffer_reads, buffer_writes)
+        for i, (r, last) in enumerate(zip(buffer_reads, _seen(buffer_reads, buffer_writes, few),
+                                          strict=True)):
             expected = "no value" if r.value is None else f"value {r.value!r}"
-            last = _last_write(r, buffer_writes, ends)
             if isinstance(last, str):
                 why, ops, time = last, (r.op,), r.start
             elif last.lo > r.lo or last.hi < r.hi:
