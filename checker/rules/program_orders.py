@@ -119,6 +119,8 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
     chain_pairs: list[tuple[str, str]] = []
     for buffer, accesses in by_buffer.items():
         for lo, hi, live in _pieces(accesses):
+            if len(live) == 1:  # a lone access needs no order
+                continue
             writers: dict[str, _Access] = {}
             for a in live:
                 if a.write:
@@ -184,33 +186,37 @@ def reuse_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need]
     the first buffer's accessors only the last on each chain needs asking about, and of
     the second buffer's only the first on each chain.
     """
-    accessors: dict[str, set[str]] = defaultdict(set)
+    accessors: dict[str, dict[str, None]] = defaultdict(dict)  # ordered sets
     for name, op, _ in m.scheduled():
         for a in (*op.buffer_reads, *op.buffer_writes):
-            accessors[a.buffer].add(name)
+            accessors[a.buffer][name] = None
     pairs = _reusing_pairs(m, accessors)
     chain, position = graph.chain.tolist(), graph.position.tolist()
+    ends: dict[tuple[str, bool], list[tuple[int, int, str]]] = {}
 
-    def ends(buffer: str, last: bool) -> list[str]:
-        """The last (or first) accessor of ``buffer`` on each chain."""
-        best: dict[int, tuple[int, str]] = {}
-        for name in sorted(accessors[buffer]):
-            k = index[name]
-            here = best.get(chain[k])
-            if here is None or (position[k] > here[0] if last else position[k] < here[0]):
-                best[chain[k]] = (position[k], name)
-        return sorted(name for _, name in best.values())
+    def on_chains(buffer: str, last: bool) -> list[tuple[int, int, str]]:
+        """(chain, position, op) of the last (or first) accessor of ``buffer`` on each
+        chain, computed once per buffer and end."""
+        if (buffer, last) not in ends:
+            best: dict[int, tuple[int, int, str]] = {}
+            for name in accessors[buffer]:
+                k = index[name]
+                here = best.get(chain[k])
+                if here is None or (position[k] > here[1] if last else position[k] < here[1]):
+                    best[chain[k]] = (chain[k], position[k], name)
+            ends[(buffer, last)] = list(best.values())
+        return ends[(buffer, last)]
 
     for (first, second), (memory, lo, hi) in pairs.items():
         why = ("{!r} reuses {} bytes [{}, {}) of {!r}, which is freed first", second, memory,
                lo, hi, first)
-        for a in ends(first, last=True):
-            for b in ends(second, last=False):
-                if a != b:
+        for chain_a, at_a, a in on_chains(first, last=True):
+            for chain_b, at_b, b in on_chains(second, last=False):
+                if a != b and not (chain_a == chain_b and at_a < at_b):  # the chain orders
                     yield Need("ORDER_REUSE", a, b, why, (first, second))
 
 
-def _reusing_pairs(m: Model, accessors: dict[str, set[str]]
+def _reusing_pairs(m: Model, accessors: dict[str, dict[str, None]]
                    ) -> dict[tuple[str, str], tuple[str, int, int]]:
     """Consecutive (by free, alloc, name) accessed buffers sharing an address piece, with
     the memory and the first piece they share."""
