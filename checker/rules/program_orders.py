@@ -42,13 +42,9 @@ class Need(NamedTuple):
 
 
 def judge(needs: Iterable[Need], graph: Graph, index: dict[str, int]) -> list[Need]:
-    """The needs the graph does not meet (each pair and code once, first reason kept)."""
-    unique: dict[tuple[str, str, str, tuple[str, str] | None], Need] = {}
-    for need in needs:
-        key = (need.code, need.before, need.after, need.alternative)
-        if key not in unique:
-            unique[key] = need
-    listed = list(unique.values())
+    """The needs the graph does not meet (each pair and code once, first reason kept).
+    All are decided in one batch; only the failures are made unique (they are few)."""
+    listed = list(needs)
     if not listed:
         return []
     a = np.fromiter((index[n.before] for n in listed), np.int64, len(listed))
@@ -59,7 +55,11 @@ def judge(needs: Iterable[Need], graph: Graph, index: dict[str, int]) -> list[Ne
         x = np.array([index[listed[i].alternative[0]] for i in alt], dtype=np.int64)
         y = np.array([index[listed[i].alternative[1]] for i in alt], dtype=np.int64)
         met[np.asarray(alt)] = graph.before(x, y)
-    return [listed[i] for i in np.flatnonzero(~met).tolist()]
+    unique: dict[tuple[str, str, str, tuple[str, str] | None], Need] = {}
+    for i in np.flatnonzero(~met).tolist():
+        need = listed[i]
+        unique.setdefault((need.code, need.before, need.after, need.alternative), need)
+    return list(unique.values())
 
 
 def after_needs(m: Model) -> Iterator[Need]:
