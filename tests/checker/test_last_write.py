@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checker.rules.last_write import Seen, Tie, last_writes
-from checker.rules.values import _last_write, _Touch
+from checker.rules.values import _conflicts, _conflicts_few, _last_write, _Touch
 
 
 @st.composite
@@ -35,3 +35,14 @@ def test_painting_agrees_with_the_scan(reads: list[_Touch], writes: list[_Touch]
             assert isinstance(scanned, str) and "both finish" in scanned
         else:
             assert isinstance(answer, Seen) and scanned is writes[answer.write]
+
+
+@given(reads=touches(6), writes=touches(8))
+def test_the_interval_sweep_agrees_with_comparing_every_pair(reads: list[_Touch],
+                                                             writes: list[_Touch]) -> None:
+    """The writes during a read, found by the sweep over live intervals and pairwise."""
+    swept, paired = _conflicts(reads, writes), _conflicts_few(reads, writes)
+    assert swept.keys() == paired.keys()
+    for i, w in swept.items():
+        r = reads[i]
+        assert w.op != r.op and w.lo < r.hi and r.lo < w.hi
