@@ -98,19 +98,20 @@ class Painter:
 
     def seen(self, read: Access) -> Seen | Tie | str | None:
         """What ``read`` sees among the painted writes: one write, a tie, ``None`` when
-        nothing painted meets its bytes, or ``"own"`` when a write of its own op does (it
-        may hide another op's write beneath)."""
+        nothing painted meets its bytes, or ``"own"`` when a write of its own op does, or
+        is remembered as tied (it may hide another op's write, or make a false tie)."""
         best, best_end, partner = -1, 0, -1
         k = self._first_meeting(read.lo)
         while k < len(self.starts) and self.starts[k] < read.hi:
             w = self.writers[k]
             write = self.writes[w]
-            if write.op == read.op:
+            tied = self.tied[k]
+            if write.op == read.op or tied >= 0 and self.writes[tied].op == read.op:
                 return "own"
             if best < 0 or write.end > best_end:
-                best, best_end, partner = w, write.end, self.tied[k]
+                best, best_end, partner = w, write.end, tied
             elif write.end == best_end and partner < 0:
-                partner = w if w != best else self.tied[k]
+                partner = w if w != best else tied
             k += 1
         if best < 0:
             return None

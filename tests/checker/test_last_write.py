@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from checker.rules.last_write import Seen, Tie, last_writes
@@ -22,6 +22,8 @@ def touches(draw: st.DrawFn, max_size: int) -> list[_Touch]:
 
 
 @given(reads=touches(6), writes=touches(8))
+@example(reads=[_Touch("op0", 0, 1, 0, 0, None)],  # a tie with the reader's own write
+         writes=[_Touch("op0", 0, 1, 0, 0, None), _Touch("op1", 0, 1, 0, 0, None)])
 def test_painting_agrees_with_the_scan(reads: list[_Touch], writes: list[_Touch]) -> None:
     writes = sorted(writes, key=lambda w: w.end)
     ends = [w.end for w in writes]
