@@ -12,18 +12,22 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
-from itertools import product
+from heapq import heappop, heappush
+from itertools import chain, product
 from math import prod
 
 import numpy as np
 
+from checker.intervals import LiveIntervals
 from checker.model import Box
 
-__all__ = ["GRID_CELLS", "Partition", "volume", "inside", "clip", "show", "partition",
+__all__ = ["GRID_CELLS", "GRID_RANK", "Partition", "volume", "inside", "clip", "show", "partition",
            "latest_writes"]
 
 #: Largest compressed grid built in memory (cells); beyond it the sweep is used.
 GRID_CELLS = 1 << 22
+#: Most axes counted on the grid: its difference array costs ``2^rank`` updates per box.
+GRID_RANK = 4
 
 
 def volume(box: Box) -> int:
@@ -73,27 +77,79 @@ class Partition:
 
 
 def _sweep_overlaps(boxes: list[Box], ids: list[int]) -> list[tuple[int, int]]:
-    """Pairs of intersecting boxes, one per box, by a sweep along the most varied dimension."""
+    """Pairs ``(ids[i], ids[j])`` of intersecting boxes, at most one per box, in
+    ``O(n log n)`` for ranks 1 and 2.
+
+    A sweep along axis ``A`` (the one with the most distinct lower bounds) keeps the boxes
+    it crosses as live intervals of axis ``B`` (the next one, :class:`LiveIntervals`). A
+    new box asks which live box meets it on ``B``; in rank 2 any answer intersects it,
+    in higher ranks the other axes are compared too, one candidate at a time (so a
+    tiling deep along a third axis costs more). A box found to overlap is reported once
+    and left out of the sweep, so the live boxes stay disjoint.
+    """
     rank = len(boxes[0])
-    axis = max(range(rank), key=lambda k: len({b[k][0] for b in boxes}))
-    order = sorted(range(len(boxes)), key=lambda i: boxes[i][axis][0])
-    active: list[int] = []
+    varied = sorted(range(rank), key=lambda k: -len({b[k][0] for b in boxes}))
+    a = varied[0]
+    order = sorted(range(len(boxes)), key=lambda i: boxes[i][a][0])
+    if rank == 1:
+        return _sweep_line(boxes, ids, order)
+    b = varied[1]
+    live = LiveIntervals([box[b] for box in boxes])
+    ends: list[tuple[int, int]] = []
     pairs = []
     for i in order:
         box = boxes[i]
-        lo = box[axis][0]
-        active = [j for j in active if boxes[j][axis][1] > lo]
-        for j in active:
-            if intersects(box, boxes[j]):
-                pairs.append((ids[i], ids[j]))
-                break
-        active.append(i)
+        while ends and ends[0][0] <= box[a][0]:
+            live.remove(heappop(ends)[1])
+        partner = _live_partner(live, boxes, box, b)
+        if partner is not None:
+            pairs.append((ids[i], ids[partner]))
+            continue
+        live.add(i)
+        heappush(ends, (box[a][1], i))
     return pairs
 
 
-def _grid(boxes: list[Box], region: Box) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+def _sweep_line(boxes: list[Box], ids: list[int], order: list[int]) -> list[tuple[int, int]]:
+    """Rank 1: by lower bound, each interval against the one reaching furthest so far."""
+    pairs = []
+    reach, holder = None, -1
+    for i in order:
+        lo, hi = boxes[i][0]
+        if reach is not None and lo < reach:
+            pairs.append((ids[i], ids[holder]))
+        if reach is None or hi > reach:
+            reach, holder = hi, i
+    return pairs
+
+
+def _live_partner(live: LiveIntervals, boxes: list[Box], box: Box, b: int) -> int | None:
+    """A live box intersecting ``box`` on every axis, or ``None``."""
+    lo, hi = box[b]
+    found = live.meeting(lo, hi)
+    if found is None or len(box) == 2 or intersects(box, boxes[found]):
+        return found
+    set_aside = [found]
+    live.remove(found)
+    while (found := live.meeting(lo, hi)) is not None and not intersects(box, boxes[found]):
+        set_aside.append(found)
+        live.remove(found)
+    for k in set_aside:
+        live.add(k)
+    return found
+
+
+def _corners(boxes: list[Box], rank: int) -> np.ndarray:
+    """The boxes as an array ``[box, axis, (lo, hi)]`` (flattened first: NumPy reads a
+    flat iterator of ints far faster than nested tuples)."""
+    flat = chain.from_iterable(chain.from_iterable(boxes))
+    return np.fromiter(flat, np.int64, 2 * rank * len(boxes)).reshape(len(boxes), rank, 2)
+
+
+def _grid(boxes: list[Box] | np.ndarray, region: Box
+          ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """Per-dimension cut points and each box's cell index range on the compressed grid."""
-    corners = np.array(boxes, dtype=np.int64).reshape(len(boxes), len(region), 2)
+    corners = boxes if isinstance(boxes, np.ndarray) else _corners(boxes, len(region))
     lo, hi = corners[:, :, 0], corners[:, :, 1]
     cuts = [np.unique(np.concatenate([lo[:, k], hi[:, k], np.array(region[k], np.int64)]))
             for k in range(len(region))]
@@ -102,42 +158,71 @@ def _grid(boxes: list[Box], region: Box) -> tuple[list[np.ndarray], np.ndarray, 
     return cuts, ilo, ihi
 
 
+def _varying_axes(region: Box, corners: np.ndarray) -> list[int]:
+    """The axes along which some box does not span the whole region. Along the others
+    every box is the region's full extent, so they change nothing about a partition: an
+    output tensor of shape ``[1] * 20`` is a problem of rank 0."""
+    lo, hi = corners[:, :, 0], corners[:, :, 1]
+    region_lo = np.array([r[0] for r in region], dtype=np.int64)
+    region_hi = np.array([r[1] for r in region], dtype=np.int64)
+    full = (lo == region_lo) & (hi == region_hi)
+    return np.flatnonzero(~full.all(axis=0)).tolist()
+
+
 def partition(region: Box, boxes: list[Box]) -> Partition:
-    """Check that ``boxes`` (each inside ``region``) cover every point of it exactly once."""
-    if region and boxes:
-        corners = np.array(boxes, dtype=np.int64).reshape(len(boxes), len(region), 2)
-        ids = np.flatnonzero((corners[:, :, 0] < corners[:, :, 1]).all(axis=1)).tolist()
-    else:
-        ids = list(range(len(boxes)))
-    kept = boxes if len(ids) == len(boxes) else [boxes[i] for i in ids]
+    """Check that ``boxes`` (each inside ``region``) cover every point of it exactly once.
+
+    Empty boxes cover nothing, and axes every box spans whole are set aside. Then the
+    compressed grid counts coverage when it is small (at most :data:`GRID_RANK` axes and
+    :data:`GRID_CELLS` entries, since its difference array costs ``2^rank`` updates per
+    box); otherwise a sweep finds overlaps and, without them, the volumes tell whether
+    anything is uncovered.
+    """
     if volume(region) == 0:
         return Partition([], False, None)
-    if not kept:
-        return Partition([], True, region)
     if not region:  # rank 0: one point, covered by every box
+        return Partition([(i, 0) for i in range(1, len(boxes))], not boxes,
+                         region if not boxes else None)
+    corners = _corners(boxes, len(region))
+    ids = np.flatnonzero((corners[:, :, 0] < corners[:, :, 1]).all(axis=1)).tolist()
+    if not ids:
+        return Partition([], True, region)
+    corners = corners[ids]
+    axes = _varying_axes(region, corners)
+    if not axes:  # every box is the whole region
         return Partition([(ids[i], ids[0]) for i in range(1, len(ids))], False, None)
-    cuts, ilo, ihi = _grid(kept, region)
-    cells = prod(len(c) - 1 for c in cuts)
-    if cells > GRID_CELLS:
+    sub_region = tuple(region[k] for k in axes)
+    projected = corners[:, axes, :]
+    kept = [tuple(map(tuple, box)) for box in projected.tolist()]
+    cuts, ilo, ihi = _grid(projected, sub_region)
+    if len(axes) > GRID_RANK or prod(len(c) for c in cuts) > GRID_CELLS:
         overlaps = _sweep_overlaps(kept, ids)
         if overlaps:
             return Partition(overlaps, None, None)
-        return Partition([], sum(map(volume, kept)) < volume(region), None)
-    rank = len(region)
+        return Partition([], sum(map(volume, kept)) < volume(sub_region), None)
+    counts = _coverage_counts(cuts, ilo, ihi)
+    holes = np.argwhere(counts == 0)
+    gap = None
+    if len(holes):
+        cell = holes[0]
+        found = {k: (int(cuts[i][cell[i]]), int(cuts[i][cell[i] + 1]))
+                 for i, k in enumerate(axes)}
+        gap = tuple(found.get(k, region[k]) for k in range(len(region)))
+    overlaps = _sweep_overlaps(kept, ids) if (counts > 1).any() else []
+    return Partition(overlaps, gap is not None, gap)
+
+
+def _coverage_counts(cuts: list[np.ndarray], ilo: np.ndarray, ihi: np.ndarray) -> np.ndarray:
+    """How many boxes cover each cell of the compressed grid: +1/-1 at each box's
+    ``2^rank`` corners of a difference array, then a running sum along every axis."""
+    rank = len(cuts)
     diff = np.zeros([len(c) for c in cuts], dtype=np.int32)
     for corner in product((0, 1), repeat=rank):
         index = tuple(ihi[:, k] if corner[k] else ilo[:, k] for k in range(rank))
         np.add.at(diff, index, -1 if sum(corner) % 2 else 1)
     for axis in range(rank):
         np.cumsum(diff, axis=axis, out=diff)
-    counts = diff[tuple(slice(0, len(c) - 1) for c in cuts)]
-    holes = np.argwhere(counts == 0)
-    gap = None
-    if len(holes):
-        cell = holes[0]
-        gap = tuple((int(cuts[k][cell[k]]), int(cuts[k][cell[k] + 1])) for k in range(rank))
-    overlaps = _sweep_overlaps(kept, ids) if (counts > 1).any() else []
-    return Partition(overlaps, gap is not None, gap)
+    return diff[tuple(slice(0, len(c) - 1) for c in cuts)]
 
 
 def latest_writes(writes: list[Box], ends: list[int],

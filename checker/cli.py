@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Prove an npu-schedule/1 file legal, or list every rule it breaks.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     verify = commands.add_parser(
-        "verify", help="check one schedule file against every rule of FORMATS.md",
+        "verify", help="check one schedule file against every rule of docs/formats.md",
         description=f"Check FILE ('-' for standard input, at most {MAX_INPUT_BYTES} bytes). "
                     "Exit 0 if legal, 1 if violations were found, 2 if unusable.")
     verify.add_argument("file", metavar="FILE")

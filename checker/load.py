@@ -731,7 +731,8 @@ class _Builder:
         names = set(known) if known is not None else set()
         for i, edge in enumerate(edges):
             if type(edge) is list and len(edge) == 2 and type(edge[0]) is str and \
-                    type(edge[1]) is str and edge[0] in names and edge[1] in names:
+                    type(edge[1]) is str and edge[0] in names and edge[1] in names and \
+                    edge[0] != edge[1]:
                 self.model.after.append((edge[0], edge[1]))
                 continue
             path = _key(p, i)
@@ -746,6 +747,9 @@ class _Builder:
                             raise _Bad()
                         raise self.fail("after", _key(path, j), f"unknown op {name!r}",
                                         ops=(name,))
+                if edge[0] == edge[1]:
+                    raise self.fail("after", path, f"an edge from op {edge[0]!r} to itself",
+                                    ops=(edge[0],))
                 self.model.after.append((edge[0], edge[1]))
             except _Bad:
                 self.model.intact.discard("after")

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import time
+from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
@@ -44,6 +45,8 @@ PROGRAM_CODES = ("PROGRAM_FORMAT", "DEADLOCK", "ORDER_AFTER", "ORDER_RAW", "ORDE
                  "ORDER_REUSE", "ORDER_DDR")
 ORDER_CODES = PROGRAM_CODES[2:]
 _UNIT = re.compile(r"^(.+)\.(0|[1-9][0-9]*)$")
+#: Units named in the one violation for a lane's missing queues.
+_EXAMPLES = 3
 #: Schedule sections the order rules read whole (which write is seen, who frees first).
 _ORDER_NEEDS = frozenset({"buffers", "ops", "after", "tensors", "memories", "schedule.ops",
                           "schedule.buffers"})
@@ -108,20 +111,19 @@ class _Program:
         return queues
 
     def _match_schedule(self, queues: dict[tuple[str, int], list[int]]) -> None:
-        """Each unit's queue holds exactly the ops holding it, in order of start."""
-        held: dict[tuple[str, int], set[int]] = {
-            (kind, i): set() for kind, count in self.m.lanes.items() for i in range(count)}
+        """Each unit's queue holds exactly the ops holding it, in order of start. Only the
+        units some op holds or some queue names are looked at: a lane of 10^9 units costs
+        nothing until used (units without a queue are reported once per lane)."""
+        held: dict[tuple[str, int], set[int]] = defaultdict(set)
         for name, p in self.m.placements.items():
             for kind, units in p.units.items():
+                count = self.m.lanes.get(kind, 0)
                 for unit in units:
-                    if (kind, unit) in held:
+                    if 0 <= unit < count:
                         held[(kind, unit)].add(self.index[name])
-        for (kind, unit), expected in held.items():
+        for (kind, unit), queue in queues.items():
             path = _path("$.queues", f"{kind}.{unit}")
-            if (kind, unit) not in queues:
-                self.fail("$.queues", f"no queue for lane unit {kind}.{unit}", usable=True)
-                continue
-            queue = queues[(kind, unit)]
+            expected = held.get((kind, unit), set())
             for node in sorted(expected - set(queue)):
                 name = self.names[node]
                 self.fail(path, f"op {name!r} holds {kind} unit {unit} but is not in its "
@@ -130,13 +132,41 @@ class _Program:
                 name = self.names[node]
                 self.fail(path, f"op {name!r} is queued on {kind} unit {unit} but does not "
                           "hold it", usable=True, ops=(name,))
-            starts = [self.m.placements[self.names[n]].start for n in queue]
-            for k in range(len(queue) - 1):
-                if starts[k + 1] < starts[k]:
-                    a, b = self.names[queue[k]], self.names[queue[k + 1]]
-                    self.fail(f"{path}[{k + 1}]", f"op {b!r} starts at t={starts[k + 1]}, "
-                              f"before op {a!r} queued ahead of it (t={starts[k]})",
-                              usable=True, ops=(a, b))
+            self._in_order_of_start(queue, path)
+        self._missing_queues(queues, held)
+
+    def _in_order_of_start(self, queue: list[int], path: str) -> None:
+        starts = [self.m.placements[self.names[n]].start for n in queue]
+        for k in range(len(queue) - 1):
+            if starts[k + 1] < starts[k]:
+                a, b = self.names[queue[k]], self.names[queue[k + 1]]
+                self.fail(f"{path}[{k + 1}]", f"op {b!r} starts at t={starts[k + 1]}, "
+                          f"before op {a!r} queued ahead of it (t={starts[k]})",
+                          usable=True, ops=(a, b))
+
+    def _missing_queues(self, queues: dict[tuple[str, int], list[int]],
+                        held: dict[tuple[str, int], set[int]]) -> None:
+        """One violation per lane kind with units that have no queue: how many, and the
+        first few (units some op holds first, since their ops go unordered)."""
+        named: dict[str, set[int]] = defaultdict(set)
+        for kind, unit in queues:
+            named[kind].add(unit)
+        for kind, count in self.m.lanes.items():
+            missing = count - len(named[kind])
+            if missing <= 0:
+                continue
+            used = sorted(u for k, u in held if k == kind and u not in named[kind])
+            examples = used[:_EXAMPLES]
+            unit = 0
+            while len(examples) < min(_EXAMPLES, missing):
+                if unit not in named[kind] and unit not in examples:
+                    examples.append(unit)
+                unit += 1
+            listed = ", ".join(f"{kind}.{u}" for u in examples)
+            more = f" and {missing - len(examples)} more" if missing > len(examples) else ""
+            ops = tuple(sorted({self.names[n] for u in used for n in held[(kind, u)]}))
+            self.fail("$.queues", f"no queue for lane unit{'s' if missing > 1 else ''} "
+                      f"{listed}{more}", usable=True, ops=ops[:_EXAMPLES])
 
     def _waits(self, value: Any) -> list[tuple[int, int]]:
         if value is None or type(value) is not dict:
@@ -213,8 +243,8 @@ def verify_program(document: Any) -> Report:
                 skipped.extend(ORDER_CODES)
             else:
                 index = program.index
-                for needs in (after_needs(m), buffer_needs(m, graph, index), reuse_needs(m),
-                              ddr_needs(m)):
+                for needs in (after_needs(m), buffer_needs(m, graph, index),
+                              reuse_needs(m, graph, index), ddr_needs(m)):
                     violations.extend(_order_violations(needs, graph, index, m))
     violations = _sorted(violations)
     stats = make_stats(violations, len(m.op_names or ()), len(m.buffers),

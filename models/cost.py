@@ -43,7 +43,7 @@ from models.jsonio import json_path
 
 __all__ = [
     "DTYPE_BYTES", "VECTOR_PASSES", "MatrixRate", "MatrixEngine", "VectorEngine", "TransferEngine",
-    "Overheads", "CostModel", "cost_model", "overheads", "matrix_ns",
+    "Overheads", "NO_OVERHEADS", "CostModel", "cost_model", "overheads", "matrix_ns",
     "vector_ns", "transfer_ns", "matrix_mode", "vector_modes", "transfer_modes",
     "vector_copy_mode", "Evaluation", "evaluate",
 ]
@@ -224,15 +224,13 @@ def cost_model(target: Target) -> CostModel:
 
     m = r.section(costs, "matrix", "$.costs")
     v = r.section(costs, "vector", "$.costs")
-    o = r.section(costs, "overheads", "$.costs")
-    mp, vp, op = "$.costs.matrix", "$.costs.vector", "$.costs.overheads"
+    mp, vp = "$.costs.matrix", "$.costs.vector"
     ddr_budget = r.name(costs, "ddr_budget", "$.costs", target.budgets, "budget")
     vector_ddr = None
     if "ddr_bytes_per_ns" in v:
         vector_ddr = r.number(v, "ddr_bytes_per_ns", vp, integer=True, minimum=1)
     vector_lane = r.name(v, "lane", vp, target.lanes, "lane")
     max_units = r.number(v, "max_units", vp, integer=True, minimum=1)
-    dispatch = "dispatch_ns" if "dispatch_ns" in o else "event_ns"
     matrix_dtypes = r.dtypes(m, mp, {"macs_per_ns": False, "accumulator_bytes": True})
     vector_dtypes = r.dtypes(v, vp, {"bytes_per_ns": False})
     return CostModel(
@@ -256,13 +254,23 @@ def cost_model(target: Target) -> CostModel:
             dtypes=None if vector_dtypes is None else {
                 dtype: entry["bytes_per_ns"] for dtype, entry in vector_dtypes.items()}),
         load=transfer("load"), store=transfer("store"), ddr_budget=ddr_budget,
-        overheads=Overheads(*(r.number(o, key, op, integer=True)
-                              for key in ("launch_ns", "event_ns", "barrier_ns", dispatch))))
+        overheads=overheads(target))
+
+
+#: The overheads of a target without ``costs`` (optional in the format), for the
+#: commands that need nothing else of the cost model (``simulate`` says when it uses it).
+NO_OVERHEADS = Overheads(0, 0, 0, 0)
 
 
 def overheads(target: Target) -> Overheads:
-    """The target's launch, event and barrier overheads, in ticks."""
-    return cost_model(target).overheads
+    """The target's launch, event and barrier overheads, in ticks: ``costs.overheads``
+    alone, so a command that needs only these does not require the engines' figures."""
+    r = _CostsReader(target)
+    o = r.section(target.costs, "overheads", "$.costs")
+    op = "$.costs.overheads"
+    dispatch = "dispatch_ns" if "dispatch_ns" in o else "event_ns"
+    return Overheads(*(r.number(o, key, op, integer=True)
+                       for key in ("launch_ns", "event_ns", "barrier_ns", dispatch)))
 
 
 def matrix_ns(engine: MatrixEngine, m: int, n: int, k: int, dtype: str = "f16") -> int:

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-__all__ = ["InputError"]
+__all__ = ["InputError", "shortened", "MAX_ECHO"]
+
+#: The most characters of a user's input an error message echoes (a NUL-filled file
+#: is one "line" of hundreds of megabytes).
+MAX_ECHO = 80
+
+
+def shortened(text: str) -> str:
+    """``repr(text)``, cut to :data:`MAX_ECHO` characters of ``text`` with the length
+    said, for echoing input in a one-line message."""
+    if len(text) <= MAX_ECHO:
+        return repr(text)
+    return f"{text[:MAX_ECHO]!r}... ({len(text):,} characters)"
 
 
 class InputError(Exception):

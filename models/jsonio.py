@@ -17,13 +17,15 @@ from typing import Any
 
 from models.errors import InputError
 
-__all__ = ["MAX_INPUT_BYTES", "MAX_INT", "load_json_file", "parse_json_text", "json_path"]
+__all__ = ["MAX_INPUT_BYTES", "MAX_INT", "MAX_DEPTH", "load_json_file", "parse_json_text",
+           "json_path", "utf8_text"]
 
 #: Inputs larger than this are refused before parsing (a schedule of 100k ops is ~40 MB).
 MAX_INPUT_BYTES = 128 * 1024 * 1024
 #: Largest integer any figure may take: times, sizes and indices fit a signed 64-bit word.
 MAX_INT = 2**63 - 1
-_MAX_DEPTH = 64
+#: The deepest nesting of arrays and objects accepted (JSON, and TOML workloads).
+MAX_DEPTH = 64
 
 
 def json_path(parent: str, key: str | int) -> str:
@@ -73,8 +75,8 @@ def _check_depth(text: str) -> None:
             in_string = True
         elif char in "[{":
             depth += 1
-            if depth > _MAX_DEPTH:
-                raise ValueError(f"nesting deeper than {_MAX_DEPTH} levels")
+            if depth > MAX_DEPTH:
+                raise ValueError(f"nesting deeper than {MAX_DEPTH} levels")
         elif char in "]}":
             depth -= 1
 
@@ -88,10 +90,26 @@ def parse_json_text(text: str, source: str) -> Any:
         return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float,
                           object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as error:
-        raise InputError(f"not valid JSON: {error.msg} at line {error.lineno} column "
-                         f"{error.colno}", source=source, rule="JSON") from None
+        # some messages end in "at" ("Unterminated string starting at"): one "at" only
+        raise InputError(f"not valid JSON: {error.msg.removesuffix(' at')} at line "
+                         f"{error.lineno} column {error.colno}", source=source,
+                         rule="JSON") from None
     except (ValueError, RecursionError) as error:
         raise InputError(f"not valid JSON: {error}", source=source, rule="JSON") from None
+
+
+def utf8_text(data: bytes, source: str, rule: str, path: str = "$") -> str:
+    """``data`` decoded as UTF-8; InputError naming the line and column of the first byte
+    that is not (a CSV's ``path`` is that line)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - data.rfind(b"\n", 0, error.start)
+        raise InputError(f"not UTF-8 text: byte 0x{data[error.start]:02x} at line {line} "
+                         f"column {column}", source=source,
+                         path=f"line {line}" if path == "line" else path,
+                         rule=rule) from None
 
 
 def load_json_file(path: str | os.PathLike[str]) -> Any:
@@ -114,8 +132,4 @@ def load_json_file(path: str | os.PathLike[str]) -> Any:
     if len(data) > MAX_INPUT_BYTES:
         raise InputError(f"larger than the limit of {MAX_INPUT_BYTES} bytes",
                          source=source, rule="SIZE")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", source=source, rule="JSON") from None
-    return parse_json_text(text, source)
+    return parse_json_text(utf8_text(data, source, "JSON"), source)

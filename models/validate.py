@@ -9,6 +9,7 @@ schedule, but it is never impossible for these reasons.
 
 from __future__ import annotations
 
+import graphlib
 from dataclasses import dataclass
 
 import networkx as nx
@@ -82,19 +83,20 @@ def find_problem_error(problem: Problem, target: Target) -> Finding | None:
                            f"buffer of {buffer.size} bytes is larger than {buffer.memory} "
                            f"({capacity} bytes)", buffer_task.get(name))
     for name, op in problem.ops.items():
-        op_path = json_path("$.ops", name)
         too_big: Finding | None = None
         for i, mode in enumerate(op.modes):
-            mode_path = json_path(json_path(op_path, "modes"), i)
             for table, asked, what in ((target.lanes, mode.lanes, "lane kind"),
                                        (target.budgets, mode.budgets, "budget")):
-                key = "lanes" if what == "lane kind" else "budgets"
                 for resource, amount in asked.items():
-                    path = json_path(json_path(mode_path, key), resource)
+                    if resource in table and amount <= table[resource]:
+                        continue  # the usual case: no path to spell out
+                    key = "lanes" if what == "lane kind" else "budgets"
+                    path = json_path(json_path(json_path(json_path(
+                        json_path("$.ops", name), "modes"), i), key), resource)
                     if resource not in table:
                         return Finding(path, "FORMAT", f"unknown {what} {resource!r}; the "
                                        f"target has {', '.join(table) or 'none'}", op.task)
-                    if amount > table[resource] and too_big is None:
+                    if too_big is None:
                         too_big = Finding(path, "FIT", f"mode asks {amount} of {what} "
                                           f"{resource!r}, the target has {table[resource]}"
                                           f", and no other mode of the op fits", op.task)
@@ -109,12 +111,18 @@ def find_problem_error(problem: Problem, target: Target) -> Finding | None:
             need = placed_bytes(items, limits.alignment_bytes)
             capacity = limits.capacity_bytes
             if need > capacity:
-                return Finding(op_path, "FIT", f"the {len(items)} buffers this op accesses "
-                               f"need {need} bytes of {memory} together (aligned), more than "
-                               f"its {capacity} bytes", op.task)
-    graph = after_graph(problem)
-    if not nx.is_directed_acyclic_graph(graph):
-        cycle = [edge[0] for edge in nx.find_cycle(graph)]
+                return Finding(json_path("$.ops", name), "FIT", f"the {len(items)} buffers "
+                               f"this op accesses need {need} bytes of {memory} together "
+                               f"(aligned), more than its {capacity} bytes", op.task)
+    # the standard library's topological sorter says quickly whether there is a cycle
+    # (networkx builds a graph object first); networkx then names one
+    sorter = graphlib.TopologicalSorter({name: () for name in problem.ops})
+    for pred, succ in problem.after:
+        sorter.add(succ, pred)
+    try:
+        sorter.prepare()
+    except graphlib.CycleError:
+        cycle = [edge[0] for edge in nx.find_cycle(after_graph(problem))]
         return Finding("$.after", "CYCLE", "after edges form a cycle: "
                        + " -> ".join([*cycle, cycle[0]]), problem.ops[cycle[0]].task)
     return None

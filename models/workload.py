@@ -28,17 +28,23 @@ from typing import Any
 
 from models.cost import cost_model
 from models.errors import InputError
-from models.formats import PROBLEM_FORMAT, Problem, Target, problem_from_dict
-from models.jsonio import json_path, load_json_file, parse_json_text
+from models.formats import (
+    PROBLEM_FORMAT,
+    Problem,
+    Target,
+    problem_from_dict,
+    read_target_file,
+)
+from models.jsonio import MAX_DEPTH, json_path, load_json_file, parse_json_text
 from models.ops import KINDS
 from models.ops.builder import ProblemBuilder
 from models.ops.params import read_params
-from models.targets import load_target
+from models.targets import load_target, target_names
 from models.validate import find_problem_error, validate_problem
 from models.workload_data import Workload, WorkloadTask
 
 __all__ = ["WORKLOAD_FORMAT", "WorkloadTask", "Workload", "example_names", "example_text",
-           "load_workload",
+           "load_workload", "workload_target", "workload_target_path",
            "workload_from_dict", "tile", "scaled", "load_problem_input"]
 
 WORKLOAD_FORMAT = "npu-workload/1"
@@ -121,11 +127,32 @@ def workload_from_dict(document: Any, source: str = "<workload>") -> Workload:
     return Workload(document["name"], document["target"], tuple(tasks), source)
 
 
+def _depth(value: Any) -> int:
+    """How deeply arrays and tables nest in ``value`` (0 for a scalar), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else \
+            item if isinstance(item, list) else ()
+        for child in children:
+            stack.append((child, level + 1))
+        deepest = max(deepest, level)
+    return deepest
+
+
 def _parse_toml(text: str, source: str) -> Any:
+    """Parse a TOML workload; nesting deeper than JSON's limit is refused like JSON's
+    (the parser itself recurses, and ran out of stack at 500 levels)."""
     try:
-        return tomllib.loads(text)
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"not valid TOML: {error}", source=source, rule="TOML") from None
+    except RecursionError:
+        document = None
+    if document is None or _depth(document) > MAX_DEPTH:
+        raise InputError(f"not valid TOML: nesting deeper than {MAX_DEPTH} levels",
+                         source=source, rule="TOML")
+    return document
 
 
 def load_workload(name_or_path: str, dims: Mapping[str, int] | None = None) -> Workload:
@@ -158,6 +185,33 @@ def load_workload(name_or_path: str, dims: Mapping[str, int] | None = None) -> W
                              rule="FILE") from None
         return workload_from_dict(_parse_toml(text, name_or_path), name_or_path)
     return workload_from_dict(load_json_file(path), name_or_path)
+
+
+def workload_target_path(workload: Workload) -> Path | None:
+    """Where the file ``workload``'s ``target`` names lies: relative to the workload's own
+    folder (not the current directory); None for a bundled target name."""
+    if workload.target in target_names():
+        return None
+    source = Path(workload.source)
+    return (source.parent if source.is_file() else Path(".")) / workload.target
+
+
+def workload_target(workload: Workload, option: str | None = None) -> Target:
+    """The target a command runs ``workload`` on: ``option`` (``--target``, a name or a
+    path as the user typed it) when given, else the workload's ``target``: a bundled
+    target, or a file relative to the workload's folder. InputError naming the workload
+    and ``$.target`` when it is neither."""
+    if option:
+        return load_target(option)
+    path = workload_target_path(workload)
+    if path is None:
+        return load_target(workload.target)
+    if not path.is_file():
+        raise InputError(f"target {workload.target!r} is not a bundled target "
+                         f"({', '.join(target_names())}) nor a file beside the workload "
+                         f"({str(path)!r})", source=workload.source, path="$.target",
+                         rule="TARGET")
+    return read_target_file(path)
 
 
 def _onnx_workload(path: str, dims: Mapping[str, int]) -> Workload:
@@ -257,7 +311,7 @@ def load_problem_input(path_or_name: str, target_option: str | None,
     if not (isinstance(document, dict) and document.get("format") == PROBLEM_FORMAT):
         workload = (load_workload(path_or_name, dims) if document is None
                     else workload_from_dict(document, path_or_name))
-        target = load_target(target_option or workload.target)
+        target = workload_target(workload, target_option)
         return tile(workload, target, max_ops), target
     meta = document.get("meta")
     costed_for = meta.get("target") if isinstance(meta, dict) else None

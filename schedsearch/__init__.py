@@ -38,6 +38,11 @@ def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
         raise AttributeError(f"module 'schedsearch' has no attribute {name!r}")
     module, attribute = _EXPORTS[name]
+    from schedsearch.shadowing import shadowing_file, shadowing_message
+
+    hidden = shadowing_file()
+    if hidden is not None:  # else: "No module named 'models.errors'; 'models' is not a package"
+        raise ImportError(shadowing_message(hidden))
     value = getattr(importlib.import_module(module), attribute)
     globals()[name] = value
     return value

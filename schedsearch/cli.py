@@ -20,12 +20,13 @@ from typing import NoReturn
 
 from models.errors import InputError
 from schedsearch.engine import interrupt
+from schedsearch.version import DISTRIBUTION, package_version
 
 #: Subcommand modules under schedsearch.commands, in the order ``--help`` lists them.
 
 COMMANDS = ("examples", "targets", "target", "tile", "bound", "solve", "place", "trace", "plot",
             "compare", "select", "tune", "chain", "whatif", "lower", "simulate", "calibrate",
-            "replay", "mix")
+            "replay", "mix", "import")
 #: What each command does, as ``schedsearch --help`` lists it (the listing needs no
 #: command module: each imports its own heavy libraries).
 SUMMARIES = {
@@ -48,6 +49,7 @@ SUMMARIES = {
     "calibrate": "fit a target's cost parameters to measured timings",
     "replay": "compare a measured run (trace) with its schedule",
     "mix": "serve a mix of requests: sequential, chunked prefill, searched",
+    "import": "import an ONNX model into an editable workload file",
 }
 #: Studies under a command, which take other arguments than the command itself:
 #: ``schedsearch chain sweep`` is ``schedsearch/commands/chain_sweep.py``.
@@ -81,6 +83,8 @@ def build_parser(commands: tuple[str, ...] = COMMANDS, study: str | None = None,
     parser = _Parser(
         prog="schedsearch", formatter_class=_Formatter,
         description="Search static schedules for NPU engines; see `schedcheck` to verify.")
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {package_version()} ({DISTRIBUTION})")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in commands:
         if listing and name in SUMMARIES:

@@ -188,9 +188,18 @@ def _lane_share(schedule: Schedule, lane: str, total: int) -> float:
 
 
 def whatif(problem: Problem, target: Target, *,
-           options: SolveOptions = DEFAULT_OPTIONS) -> WhatIf:
-    """The baseline, each idealisation alone, and all together (module docstring)."""
+           options: SolveOptions = DEFAULT_OPTIONS, whole_limit: bool = False) -> WhatIf:
+    """The baseline, each idealisation alone, and all together (module docstring).
+
+    ``options.time_limit`` is each solve's, or with ``whole_limit`` the whole study's,
+    shared evenly among its solves (an idealisation of synchronisation alone keeps the
+    baseline's schedule and solves nothing)."""
     costs = overheads(target)
+    singles = idealisations(target)
+    studied = [*((i,) for i in singles), singles]
+    if whole_limit:
+        solves = 1 + sum(not all(i.kind is IdealKind.SYNC for i in ideal) for ideal in studied)
+        options = replace(options, time_limit=options.time_limit / solves)
 
     def run(ideals: tuple[Idealisation, ...], base: PathResult | None) -> tuple[
             PathResult, str, str]:
@@ -211,8 +220,7 @@ def whatif(problem: Problem, target: Target, *,
 
     base, base_bottleneck, _ = run((), None)
     rows = [WhatIfRow((), base, 1.0, base_bottleneck)]
-    singles = idealisations(target)
-    for ideal in (*((i,) for i in singles), singles):
+    for ideal in studied:
         result, neck, note = run(ideal, base)
         share = None
         if len(ideal) == 1 and ideal[0].kind is IdealKind.LANE:

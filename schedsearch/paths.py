@@ -68,7 +68,8 @@ from schedsearch.engine.slicing import cross_task_edges, restrict, task_order
 
 __all__ = ["PATH_NAMES", "PathResult", "Comparison", "SolveOptions", "DEFAULT_OPTIONS",
            "Solver", "compare", "fallback_path", "separate_kernels", "concurrent_kernels",
-           "fused", "cross_task_events", "cross_task_event_edges",
+           "fused", "cross_task_events", "cross_task_event_edges", "PathOptions",
+           "path_options", "kernel_solves", "INTERLEAVED_SHARE", "BARRIER_SHARE",
            "apportion", "speedup_bound", "score_path"]
 
 PATH_NAMES = ("separate", "concurrent", "fused-barrier", "fused-interleaved")
@@ -589,15 +590,58 @@ def fallback_path(problem: Problem, target: Target, name: str, *,
     raise ValueError(f"no fallback path {name!r}")
 
 
+#: Shares of a comparison's time limit when it is the budget of the whole comparison
+#: (``compare(whole_limit=True)``, what ``schedsearch compare --time-limit`` means): the
+#: fused-interleaved search, the one a comparison is run for, gets half; the
+#: fused-barrier search a sixth; the kernels of paths 1 and 2 (each a problem of one
+#: task) share the rest evenly. Each solve counted separately took up to 7.5x the limit.
+INTERLEAVED_SHARE = 0.5
+BARRIER_SHARE = 1 / 6
+
+
+def kernel_solves(problem: Problem, target: Target) -> int:
+    """How many kernels paths 1 and 2 solve: each task alone, and each task of a wave of
+    several once per split (:data:`SPLITS`)."""
+    return len(problem.tasks) + sum(len(wave) * len(SPLITS)
+                                    for wave in _waves(problem, target) if len(wave) > 1)
+
+
+@dataclass(frozen=True, slots=True)
+class PathOptions:
+    """The options of each kind of solve in one comparison."""
+
+    kernels: SolveOptions
+    barrier: SolveOptions
+    interleaved: SolveOptions
+
+
+def path_options(problem: Problem, target: Target, options: SolveOptions,
+                 whole_limit: bool) -> PathOptions:
+    """``options`` for every solve, or, with ``whole_limit``, ``options.time_limit`` shared
+    among them (:data:`INTERLEAVED_SHARE`, :data:`BARRIER_SHARE`, the kernels the rest):
+    the same shares at any speed, so ``reproducible`` still repeats."""
+    if not whole_limit:
+        return PathOptions(options, options, options)
+    total = options.time_limit
+    each = (1 - INTERLEAVED_SHARE - BARRIER_SHARE) * total / kernel_solves(problem, target)
+    return PathOptions(replace(options, time_limit=each),
+                       replace(options, time_limit=BARRIER_SHARE * total),
+                       replace(options, time_limit=INTERLEAVED_SHARE * total))
+
+
 def compare(problem: Problem, target: Target, *, solver: Solver | None = None,
-            options: SolveOptions = DEFAULT_OPTIONS) -> Comparison:
-    """Build, verify and score the four paths of the module docstring, in order."""
+            options: SolveOptions = DEFAULT_OPTIONS, whole_limit: bool = False) -> Comparison:
+    """Build, verify and score the four paths of the module docstring, in order.
+
+    ``options.time_limit`` is each solve's, or with ``whole_limit`` the comparison's,
+    shared among its solves (:func:`path_options`)."""
     solver = solver or _default_solver()
     costs = overheads(target)
     tasks = len(problem.tasks)
-    separate, solo = _separate(problem, target, solver, options, costs)
-    concurrent = _concurrent(problem, target, solver, options, costs, solo)
-    task_schedule = fused(problem, target, solver, options, "task")
+    shares = path_options(problem, target, options, whole_limit)
+    separate, solo = _separate(problem, target, solver, shares.kernels, costs)
+    concurrent = _concurrent(problem, target, solver, shares.kernels, costs, solo)
+    task_schedule = fused(problem, target, solver, shares.barrier, "task")
     barrier_note = ""
     if separate.device_makespan < task_schedule.makespan:
         barrier_note = (f"the search found {task_schedule.makespan}; the separate kernels' "
@@ -606,7 +650,7 @@ def compare(problem: Problem, target: Target, *, solver: Solver | None = None,
         task_schedule = replace(separate.schedule, meta={"path": "fused-barrier"})
     barrier = score_path("fused-barrier", task_schedule, launches=1, events=0,
                       barriers=max(0, tasks - 1), costs=costs, note=barrier_note)
-    tile = fused(problem, target, solver, options, "tile")
+    tile = fused(problem, target, solver, shares.interleaved, "tile")
     interleaved = score_path("fused-interleaved", tile, launches=1,
                           events=cross_task_events(tile), barriers=0, costs=costs)
     if interleaved.makespan > barrier.makespan:

@@ -111,7 +111,7 @@ def test_malformed_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
     ('name = "w"\ntarget = "hexagon-v75"\n[[tasks]]\nname = "r"\nkind = "rmsnorm"\n'
      'cols = 30\n', "$.tasks[0]", "FORMAT"),
     ('name = "w"\ntarget = "tpu"\n[[tasks]]\nname = "r"\nkind = "copy"\nrows = 1\ncols = 1\n',
-     "$", "TARGET"),
+     "$.target", "TARGET"),
     ('name = "w\n', "$", "TOML"),
 ])
 def test_bad_workload_writes_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path,

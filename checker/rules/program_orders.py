@@ -42,13 +42,9 @@ class Need(NamedTuple):
 
 
 def judge(needs: Iterable[Need], graph: Graph, index: dict[str, int]) -> list[Need]:
-    """The needs the graph does not meet (each pair and code once, first reason kept)."""
-    unique: dict[tuple[str, str, str, tuple[str, str] | None], Need] = {}
-    for need in needs:
-        key = (need.code, need.before, need.after, need.alternative)
-        if key not in unique:
-            unique[key] = need
-    listed = list(unique.values())
+    """The needs the graph does not meet (each pair and code once, first reason kept).
+    All are decided in one batch; only the failures are made unique (they are few)."""
+    listed = list(needs)
     if not listed:
         return []
     a = np.fromiter((index[n.before] for n in listed), np.int64, len(listed))
@@ -59,7 +55,11 @@ def judge(needs: Iterable[Need], graph: Graph, index: dict[str, int]) -> list[Ne
         x = np.array([index[listed[i].alternative[0]] for i in alt], dtype=np.int64)
         y = np.array([index[listed[i].alternative[1]] for i in alt], dtype=np.int64)
         met[np.asarray(alt)] = graph.before(x, y)
-    return [listed[i] for i in np.flatnonzero(~met).tolist()]
+    unique: dict[tuple[str, str, str, tuple[str, str] | None], Need] = {}
+    for i in np.flatnonzero(~met).tolist():
+        need = listed[i]
+        unique.setdefault((need.code, need.before, need.after, need.alternative), need)
+    return list(unique.values())
 
 
 def after_needs(m: Model) -> Iterator[Need]:
@@ -78,20 +78,21 @@ class _Access(NamedTuple):
     write: bool
 
 
-def _pieces(accesses: list[_Access]) -> Iterator[tuple[int, int, list[_Access]]]:
+def _pieces(accesses: list[_Access]) -> Iterator[tuple[int, int, tuple[_Access, ...]]]:
     """Byte pieces that no access boundary splits, with the accesses covering each
-    (one sweep over the sorted boundaries)."""
+    (one sweep over the sorted boundaries). Each piece gets its own tuple: the caller
+    keeps them, so the sweep's working list must never be handed out."""
     cuts = sorted({a.lo for a in accesses} | {a.hi for a in accesses})
     by_lo = sorted(accesses, key=lambda a: a.lo)
     live: list[_Access] = []
     k = 0
     for lo, hi in zip(cuts, cuts[1:], strict=False):
+        live = [a for a in live if a.hi > lo]
         while k < len(by_lo) and by_lo[k].lo <= lo:
             live.append(by_lo[k])
             k += 1
-        live = [a for a in live if a.hi > lo]
         if live:
-            yield lo, hi, live
+            yield lo, hi, tuple(live)
 
 
 def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need]:
@@ -118,6 +119,8 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
     chain_pairs: list[tuple[str, str]] = []
     for buffer, accesses in by_buffer.items():
         for lo, hi, live in _pieces(accesses):
+            if len(live) == 1:  # a lone access needs no order
+                continue
             writers: dict[str, _Access] = {}
             for a in live:
                 if a.write:
@@ -169,7 +172,7 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
                            alternative=(other, seen))
 
 
-def reuse_needs(m: Model) -> Iterator[Need]:
+def reuse_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need]:
     """ORDER_REUSE: two buffers of one memory with intersecting bytes: every access of the
     one freed first (ties: allocated first, then by name) before every access of the other.
 
@@ -177,11 +180,46 @@ def reuse_needs(m: Model) -> Iterator[Need]:
     piece; ordered by free, consecutive accessed buffers must be ordered. That suffices:
     two intersecting buffers share a piece, and on it every buffer between them is
     accessed, so their accesses chain; and a consecutive pair is itself a required one.
+
+    A pair of buffers is not asked about all pairs of accessors: along a chain of the
+    happens-before cover (:class:`Graph`) every op happens before the later ones, so of
+    the first buffer's accessors only the last on each chain needs asking about, and of
+    the second buffer's only the first on each chain.
     """
-    accessors: dict[str, set[str]] = defaultdict(set)
+    accessors: dict[str, dict[str, None]] = defaultdict(dict)  # ordered sets
     for name, op, _ in m.scheduled():
         for a in (*op.buffer_reads, *op.buffer_writes):
-            accessors[a.buffer].add(name)
+            accessors[a.buffer][name] = None
+    pairs = _reusing_pairs(m, accessors)
+    chain, position = graph.chain.tolist(), graph.position.tolist()
+    ends: dict[tuple[str, bool], list[tuple[int, int, str]]] = {}
+
+    def on_chains(buffer: str, last: bool) -> list[tuple[int, int, str]]:
+        """(chain, position, op) of the last (or first) accessor of ``buffer`` on each
+        chain, computed once per buffer and end."""
+        if (buffer, last) not in ends:
+            best: dict[int, tuple[int, int, str]] = {}
+            for name in accessors[buffer]:
+                k = index[name]
+                here = best.get(chain[k])
+                if here is None or (position[k] > here[1] if last else position[k] < here[1]):
+                    best[chain[k]] = (chain[k], position[k], name)
+            ends[(buffer, last)] = list(best.values())
+        return ends[(buffer, last)]
+
+    for (first, second), (memory, lo, hi) in pairs.items():
+        why = ("{!r} reuses {} bytes [{}, {}) of {!r}, which is freed first", second, memory,
+               lo, hi, first)
+        for chain_a, at_a, a in on_chains(first, last=True):
+            for chain_b, at_b, b in on_chains(second, last=False):
+                if a != b and not (chain_a == chain_b and at_a < at_b):  # the chain orders
+                    yield Need("ORDER_REUSE", a, b, why, (first, second))
+
+
+def _reusing_pairs(m: Model, accessors: dict[str, dict[str, None]]
+                   ) -> dict[tuple[str, str], tuple[str, int, int]]:
+    """Consecutive (by free, alloc, name) accessed buffers sharing an address piece, with
+    the memory and the first piece they share."""
     by_memory: dict[str, list[tuple[int, int, tuple[int, int, str]]]] = defaultdict(list)
     for name, place in m.buffer_places.items():
         buffer = m.buffers.get(name)
@@ -195,20 +233,14 @@ def reuse_needs(m: Model) -> Iterator[Need]:
         live: list[tuple[int, int, tuple[int, int, str]]] = []
         k = 0
         for lo, hi in zip(cuts, cuts[1:], strict=False):
+            live = [s for s in live if s[1] > lo]
             while k < len(spans) and spans[k][0] <= lo:
                 live.append(spans[k])
                 k += 1
-            live = [s for s in live if s[1] > lo]
             keys = sorted(key for _, _, key in live)
             for x, y in zip(keys, keys[1:], strict=False):
                 pairs.setdefault((x[2], y[2]), (memory, lo, hi))
-    for (first, second), (memory, lo, hi) in pairs.items():
-        why = ("{!r} reuses {} bytes [{}, {}) of {!r}, which is freed first", second, memory,
-               lo, hi, first)
-        for a in sorted(accessors[first]):
-            for b in sorted(accessors[second]):
-                if a != b:
-                    yield Need("ORDER_REUSE", a, b, why, (first, second))
+    return pairs
 
 
 def ddr_needs(m: Model) -> Iterator[Need]:

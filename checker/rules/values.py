@@ -14,9 +14,12 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
+from heapq import heappop, heappush
 
+from checker.intervals import LiveIntervals
 from checker.model import Model
 from checker.report import Violation
+from checker.rules.last_write import Seen, Tie, last_writes
 
 __all__ = ["check_stale_reads", "check_write_races"]
 
@@ -55,11 +58,17 @@ def _span(t: _Touch) -> str:
     return f"bytes [{t.lo}, {t.hi})"
 
 
+def _seen_by(read: _Touch, write: _Touch) -> bool:
+    """Whether ``write`` may be the write ``read`` sees: another op's, to its bytes (an
+    op's reads never see its own writes)."""
+    return write.op != read.op and write.lo < read.hi and read.lo < write.hi
+
+
 def _last_write(read: _Touch, writes: list[_Touch], ends: list[int]) -> str | _Touch:
-    """The single latest write to the read's bytes ending at or before its start,
-    or why there is none (a sentence fragment)."""
+    """The single latest write by another op to the read's bytes ending at or before its
+    start, or why there is none (a sentence fragment)."""
     i = bisect_right(ends, read.start) - 1
-    while i >= 0 and not (writes[i].lo < read.hi and read.lo < writes[i].hi):
+    while i >= 0 and not _seen_by(read, writes[i]):
         i -= 1
     if i < 0:
         return "no write to them ends by then"
@@ -67,48 +76,101 @@ def _last_write(read: _Touch, writes: list[_Touch], ends: list[int]) -> str | _T
     i -= 1
     while i >= 0 and ends[i] == last.end:
         other = writes[i]
-        if other.lo < read.hi and read.lo < other.hi:
+        if _seen_by(read, other):
             return (f"ops {other.op!r} and {last.op!r} both finish writing them at "
                     f"t={last.end}")
         i -= 1
     return last
 
 
+def _seen(reads: list[_Touch], writes: list[_Touch], few: bool) -> list[str | _Touch]:
+    """For each read, the write it sees (:func:`_last_write`), or why there is none;
+    ``writes`` sorted by end. Past a few pairs, :func:`last_writes` paints the buffer
+    in one pass; a read that meets its own op's write there is scanned directly."""
+    ends = [w.end for w in writes]
+    if few:
+        return [_last_write(r, writes, ends) for r in reads]
+    out: list[str | _Touch] = []
+    for r, answer in zip(reads, last_writes(reads, writes), strict=True):
+        if answer is None:
+            out.append("no write to them ends by then")
+        elif isinstance(answer, Seen):
+            out.append(writes[answer.write])
+        elif isinstance(answer, Tie):
+            first, second = writes[answer.first], writes[answer.second]
+            out.append(f"ops {first.op!r} and {second.op!r} both finish writing them at "
+                       f"t={second.end}")
+        else:
+            out.append(_last_write(r, writes, ends))
+    return out
+
+
 def _conflicts(reads: list[_Touch], writes: list[_Touch]) -> dict[int, _Touch]:
     """For each read (by index), one write by another op to its bytes that overlaps it in
     time: ``write.start < read.end`` and ``write.end > read.start``.
 
-    One sweep by start time, writes before reads at equal times: a write already running
-    when a read starts is found at the read; a write starting inside a read's window is
-    found at the write (a zero-length one too). Inverted writes occupy no time and take
-    no part.
+    One sweep by start time; at equal times zero-length reads first, then writes, then the
+    other reads. A write already running when a read starts is found at the read; a write
+    starting inside a read's window is found at the write (a zero-length one too), and
+    that read leaves the sweep. Inverted writes occupy no time and take no part. The live
+    accesses are :class:`LiveIntervals`, so each step costs ``O(log n)``.
     """
     found: dict[int, _Touch] = {}
-    events = sorted([(w.start, 0, i) for i, w in enumerate(writes) if w.start <= w.end] +
-                    [(r.start, 1, i) for i, r in enumerate(reads)])
-    live_writes: list[_Touch] = []
-    live_reads: list[int] = []
-    for time, is_read, i in events:
-        if is_read:
-            r = reads[i]
-            live_writes = [w for w in live_writes if w.end > time]
-            for w in live_writes:
-                if w.op != r.op and w.start < r.end and w.lo < r.hi and r.lo < w.hi:
-                    found[i] = w
-                    break
-            if r.end > r.start:
-                live_reads.append(i)
-        else:
+    events = sorted([(w.start, 1, i) for i, w in enumerate(writes) if w.start <= w.end] +
+                    [(r.start, 0 if r.start == r.end else 2, i) for i, r in enumerate(reads)])
+    live_writes = _Live(writes)
+    live_reads = _Live(reads)
+    for time, kind, i in events:
+        if kind == 1:
             w = writes[i]
-            live_reads = [j for j in live_reads if reads[j].end > time]
-            for j in live_reads:
-                r = reads[j]
-                if j not in found and r.op != w.op and r.start < time and \
-                        w.lo < r.hi and r.lo < w.hi:
-                    found[j] = w
+            live_reads.expire(time)
+            while (j := live_reads.meeting(w)) is not None:
+                found[j] = w
+                live_reads.remove(j)
             if w.end > w.start:
-                live_writes.append(w)
+                live_writes.add(i)
+        else:
+            r = reads[i]
+            live_writes.expire(time)
+            j = live_writes.meeting(r)
+            if j is not None:
+                found[i] = writes[j]
+            elif kind == 2:
+                live_reads.add(i)
     return found
+
+
+class _Live:
+    """The accesses of a sweep alive at its current time, by index into ``touches``."""
+
+    def __init__(self, touches: list[_Touch]) -> None:
+        self.touches = touches
+        self.intervals = LiveIntervals([(t.lo, t.hi) for t in touches])
+        self.ends: list[tuple[int, int]] = []  # a heap of (end, index)
+
+    def add(self, k: int) -> None:
+        self.intervals.add(k)
+        heappush(self.ends, (self.touches[k].end, k))
+
+    def remove(self, k: int) -> None:
+        self.intervals.remove(k)
+
+    def expire(self, time: int) -> None:
+        """Drop the accesses that end by ``time``."""
+        while self.ends and self.ends[0][0] <= time:
+            self.intervals.remove(heappop(self.ends)[1])
+
+    def meeting(self, t: _Touch) -> int | None:
+        """A live access of another op than ``t``'s to bytes ``t`` touches, or ``None``
+        (live accesses of ``t``'s own op are set aside for the question)."""
+        own = []
+        while (k := self.intervals.meeting(t.lo, t.hi)) is not None and \
+                self.touches[k].op == t.op:
+            own.append(k)
+            self.intervals.remove(k)
+        for k_own in own:
+            self.intervals.add(k_own)
+        return k
 
 
 def _conflicts_few(reads: list[_Touch], writes: list[_Touch]) -> dict[int, _Touch]:
@@ -128,15 +190,17 @@ def _conflicts_few(reads: list[_Touch], writes: list[_Touch]) -> dict[int, _Touc
 
 
 #: Above this many (read, write) pairs per buffer the sweep beats comparing every pair.
-FEW_PAIRS = 16
+FEW_PAIRS = 256
 
 
 def check_stale_reads(m: Model) -> list[Violation]:
     """STALE_READ: a read of ``(buffer, bytes, value)`` over ``[start, end)`` sees that
-    value. Among the writes to any of those bytes that ended at or before ``start``, the
-    one that ended last must be a single write (no other such write ends at the same
-    time), cover all the bytes and have written exactly ``value``; and no op other than
-    the reader writes any of those bytes during ``[that write's end, end)``.
+    value. Among the other ops' writes to any of those bytes that ended at or before
+    ``start`` (an op's reads never see its own writes), the one that ended last must be a
+    single write (no other such write ends at the same time), cover all the bytes and have
+    written exactly ``value`` (values are compared only when both the read and that write
+    have one); and no op other than the reader writes any of those bytes during
+    ``[that write's end, end)``.
 
     Given the first part, a write inside ``[that write's end, start]`` would itself be a
     later last write, so the second part reduces to: no other op's write to those bytes
@@ -148,18 +212,17 @@ def check_stale_reads(m: Model) -> list[Violation]:
         buffer_writes = writes.get(buffer, [])
         if len(buffer_writes) > 1:
             buffer_writes = sorted(buffer_writes, key=lambda w: w.end)
-        ends = [w.end for w in buffer_writes]
-        racing = (_conflicts_few if len(buffer_reads) * len(buffer_writes) <= FEW_PAIRS
-                  else _conflicts)(buffer_reads, buffer_writes)
-        for i, r in enumerate(buffer_reads):
+        few = len(buffer_reads) * len(buffer_writes) <= FEW_PAIRS
+        racing = (_conflicts_few if few else _conflicts)(buffer_reads, buffer_writes)
+        for i, (r, last) in enumerate(zip(buffer_reads, _seen(buffer_reads, buffer_writes, few),
+                                          strict=True)):
             expected = "no value" if r.value is None else f"value {r.value!r}"
-            last = _last_write(r, buffer_writes, ends)
             if isinstance(last, str):
                 why, ops, time = last, (r.op,), r.start
             elif last.lo > r.lo or last.hi < r.hi:
                 why = f"the last write, by op {last.op!r}, covers only {_span(last)}"
                 ops, time = (last.op, r.op), last.end
-            elif last.value != r.value:
+            elif last.value != r.value and None not in (last.value, r.value):
                 got = "no value" if last.value is None else f"value {last.value!r}"
                 why = f"the last write, by op {last.op!r} at t={last.end}, holds {got}"
                 ops, time = (last.op, r.op), last.end
@@ -184,18 +247,32 @@ def check_write_races(m: Model) -> list[Violation]:
     _, writes = _touches(m)
     out = _twice_written(m)
     for buffer, buffer_writes in writes.items():
-        live: list[_Touch] = []
-        for w in sorted((w for w in buffer_writes if w.end > w.start), key=lambda w: w.start):
-            live = [x for x in live if x.end > w.start]
-            for x in live:
-                if x.op != w.op and x.lo < w.hi and w.lo < x.hi:  # same op: _twice_written
-                    out.append(Violation("WRITE_RACE", f"ops {x.op!r} and {w.op!r} both write "
-                                         f"{buffer!r} bytes [{max(x.lo, w.lo)}, "
-                                         f"{min(x.hi, w.hi)}) at t={w.start}", (x.op, w.op),
-                                         (buffer,), time=w.start))
-                    break
-            live.append(w)
+        timed = sorted((w for w in buffer_writes if w.end > w.start), key=lambda w: w.start)
+        if len(timed) < 2 or _one_after_another(timed):
+            continue
+        live = _Live(timed)
+        for i, w in enumerate(timed):
+            live.expire(w.start)
+            j = live.meeting(w)  # the same op's: _twice_written
+            if j is not None:
+                x = timed[j]
+                out.append(Violation("WRITE_RACE", f"ops {x.op!r} and {w.op!r} both write "
+                                     f"{buffer!r} bytes [{max(x.lo, w.lo)}, "
+                                     f"{min(x.hi, w.hi)}) at t={w.start}", (x.op, w.op),
+                                     (buffer,), time=w.start))
+            live.add(i)
     return out
+
+
+def _one_after_another(timed: list[_Touch]) -> bool:
+    """Whether no two of these windows (sorted by start) overlap: the common case, where a
+    buffer's writes follow each other, needs no sweep over bytes."""
+    reach = timed[0].end
+    for w in timed[1:]:
+        if w.start < reach:
+            return False
+        reach = max(reach, w.end)
+    return True
 
 
 def _twice_written(m: Model) -> list[Violation]:

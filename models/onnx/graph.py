@@ -1,23 +1,27 @@
 """Reading an ONNX model into plain data: nodes, and a static shape and type per value.
 
-Symbolic dimensions of the graph inputs are bound to the values given before shape
-inference runs (with data propagation, so shapes computed by ``Shape -> Gather ->
-Concat`` chains become static too). Every refusal is one :class:`InputError` line
-naming the file and what is missing: rule ``DIM`` for a dimension (a symbolic one without
-a value, a value for a dimension the model does not have), ``SHAPE`` for a tensor whose
-shape stays unknown, ``DTYPE`` for an element type the library has no name for, ``ONNX``
-for a file that is not a model.
+Symbolic dimensions of the graph inputs are bound to the values given, then everything
+computable from constants and dimensions is folded (:mod:`models.onnx.fold`), then ONNX
+shape inference gives every remaining value its static shape. Weights are never read
+(``load_external_data=False``): their shapes and element types are all that is needed.
+Every refusal is one :class:`InputError` line naming the file and what is missing: rule
+``DIM`` for a dimension (a symbolic one without a value, a value for a dimension the
+model does not have), ``SHAPE`` for a tensor whose shape stays unknown, ``DTYPE`` for an
+element type the library has no name for, ``ONNX`` for a file that is not a model.
 """
 
 from __future__ import annotations
 
+import ast
 import math
+import operator
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from models.errors import InputError
+from models.onnx.fold import Folded, fold
 
 __all__ = ["Value", "Node", "Graph", "read_graph", "ONNX_DTYPES"]
 
@@ -26,6 +30,9 @@ __all__ = ["Value", "Node", "Graph", "read_graph", "ONNX_DTYPES"]
 SHAPE_OF_INPUT = ("SimplifiedLayerNormalization",)
 #: ONNX ``TensorProto`` element types -> the library's names (models.dtypes).
 ONNX_DTYPES = {1: "f32", 10: "f16", 16: "bf16", 3: "i8", 2: "u8", 5: "i16", 6: "i32"}
+#: Element types of integer and boolean bookkeeping (ids, positions, masks) and of
+#: packed 4-bit weights: bytes per element, for the tensors no vector op computes on.
+OTHER_BYTES = {7: 8.0, 9: 1.0, 12: 4.0, 13: 8.0, 4: 2.0, 11: 8.0, 21: 0.5, 22: 0.5}
 _TASK_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -66,6 +73,10 @@ class Graph:
     constants: dict[str, Any]
     shapes: dict[str, tuple[int, ...] | None]
     types: dict[str, int]
+    #: per ONNX op type, the nodes folding removed
+    folded: dict[str, int] = field(default_factory=dict)
+    #: the values of the constant tensors folding produced (masks, rotary tables)
+    tables: dict[str, Any] = field(default_factory=dict)
 
     def value(self, name: str, node: Node) -> Value:
         """The value ``name`` as ``node`` uses it; InputError if its shape or type is not
@@ -97,8 +108,58 @@ def _shape(type_proto: Any) -> tuple[tuple[int, ...] | None, int]:
     return tuple(dims), tensor.elem_type
 
 
+#: Arithmetic a symbolic dimension may be written with (exporters write ``past + 1``).
+_DIM_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+                  ast.FloorDiv: operator.floordiv}
+
+
+def _symbols(text: str) -> set[str] | None:
+    """The names a dimension expression uses; None if it is not one (``past + 1`` and
+    ``seq`` are; anything but names, whole numbers and + - * // is not)."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return {text}  # a name ONNX allows but Python does not parse: itself a symbol
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.BinOp) and type(node.op) in _DIM_OPERATORS:
+            continue
+        elif not isinstance(node, ast.Expression | ast.Load | ast.operator) and not (
+                isinstance(node, ast.Constant) and isinstance(node.value, int)):
+            return None
+    return names
+
+
+def _dim_value(text: str, dims: Mapping[str, int]) -> int | None:
+    """The value of a dimension expression over ``dims``; None if it has none."""
+    if text in dims:
+        return dims[text]
+    if not _symbols(text) or not _symbols(text) <= set(dims):  # type: ignore[operator]
+        return None
+
+    def value(node: ast.AST) -> int:
+        if isinstance(node, ast.Expression):
+            return value(node.body)
+        if isinstance(node, ast.Name):
+            return dims[node.id]
+        if isinstance(node, ast.Constant):
+            return int(node.value)
+        assert isinstance(node, ast.BinOp)
+        return _DIM_OPERATORS[type(node.op)](value(node.left), value(node.right))
+
+    try:
+        found = value(ast.parse(text, mode="eval"))
+    except ZeroDivisionError:
+        return None
+    return found if found >= 1 else None
+
+
 def _bind(model: Any, dims: Mapping[str, int], source: str) -> None:
-    """Set the symbolic dimensions of the graph inputs to the values given."""
+    """Set the symbolic dimensions of the graph inputs and outputs to the values given
+    (an expression such as ``past + 1`` takes the value of its names); an output
+    dimension without a value is cleared for shape inference to find."""
     initializers = {init.name for init in model.graph.initializer}
     symbols: dict[str, str] = {}
     for value in model.graph.input:
@@ -106,7 +167,8 @@ def _bind(model: Any, dims: Mapping[str, int], source: str) -> None:
             continue
         for dim in value.type.tensor_type.shape.dim:
             if dim.HasField("dim_param"):
-                symbols.setdefault(dim.dim_param, value.name)
+                for name in sorted(_symbols(dim.dim_param) or {dim.dim_param}):
+                    symbols.setdefault(name, value.name)
     for name in dims:
         if name not in symbols:
             known = ", ".join(sorted(symbols)) or "none"
@@ -119,8 +181,12 @@ def _bind(model: Any, dims: Mapping[str, int], source: str) -> None:
                              rule="DIM")
     for value in (*model.graph.input, *model.graph.output):
         for dim in value.type.tensor_type.shape.dim:
-            if dim.HasField("dim_param") and dim.dim_param in dims:
-                dim.dim_value = dims[dim.dim_param]
+            if dim.HasField("dim_param"):
+                found = _dim_value(dim.dim_param, dims)
+                if found is not None:
+                    dim.dim_value = found
+                elif value.name not in initializers:
+                    dim.Clear()
 
 
 def _inferred(model: Any, path: str) -> Any:
@@ -130,6 +196,9 @@ def _inferred(model: Any, path: str) -> Any:
 
     probe = onnx.ModelProto()
     probe.CopyFrom(model)
+    # what the exporter wrote about intermediate values holds symbolic dimensions that
+    # would stay symbolic: inference starts afresh from the bound inputs
+    probe.graph.ClearField("value_info")
     for node in probe.graph.node:
         if node.op_type in SHAPE_OF_INPUT:
             node.op_type, node.domain = "Identity", ""
@@ -144,8 +213,18 @@ def _inferred(model: Any, path: str) -> Any:
     return model
 
 
+def _folded(model: Any, path: str) -> Folded:
+    try:
+        return fold(model)
+    except Exception as error:  # the folder raises whatever the graph's nodes provoke
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise InputError(f"folding constants failed: {message}", source=path,
+                         rule="ONNX") from None
+
+
 def read_graph(path: str, dims: Mapping[str, int]) -> Graph:
-    """The graph of the model file ``path`` with ``dims`` bound and shapes inferred."""
+    """The graph of the model file ``path`` with ``dims`` bound, constants folded and
+    shapes inferred."""
     import onnx
     from onnx import numpy_helper
 
@@ -155,17 +234,23 @@ def read_graph(path: str, dims: Mapping[str, int]) -> Graph:
         raise InputError(f"not a readable ONNX model: {error}", source=path,
                          rule="ONNX") from None
     _bind(model, dims, path)
-    model = _inferred(model, path)
+    original = {init.name for init in model.graph.initializer}
+    folded = _folded(model, path)
+    model = _inferred(folded.model, path)
     graph = model.graph
     shapes: dict[str, tuple[int, ...] | None] = {}
     types: dict[str, int] = {}
     for value in (*graph.input, *graph.value_info, *graph.output):
         shapes[value.name], types[value.name] = _shape(value.type)
     constants: dict[str, Any] = {}
+    tables: dict[str, Any] = {}
     for init in graph.initializer:
         shapes[init.name], types[init.name] = tuple(init.dims), init.data_type
-        if math.prod(init.dims) <= 16:  # scalars and tiny vectors: an epsilon, a shape
+        external = init.data_location == onnx.TensorProto.EXTERNAL
+        if math.prod(init.dims) <= 16 and not external:  # an epsilon, a shape
             constants[init.name] = numpy_helper.to_array(init)
+        if init.name not in original and not external:
+            tables[init.name] = numpy_helper.to_array(init)
     inputs = {value.name for value in graph.input} | {init.name for init in graph.initializer}
     nodes = []
     used: set[str] = set()
@@ -185,4 +270,5 @@ def read_graph(path: str, dims: Mapping[str, int]) -> Graph:
         nodes.append(Node(name, node.op_type, tuple(node.input), tuple(node.output), attrs,
                           node.name or name))
     return Graph(path, graph.name or "onnx", tuple(nodes), frozenset(inputs),
-                 tuple(value.name for value in graph.output), constants, shapes, types)
+                 tuple(value.name for value in graph.output), constants, shapes, types,
+                 folded.folded, tables)

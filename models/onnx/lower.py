@@ -20,8 +20,15 @@ and ``Gemm`` (``transA``, ``transB``; a bias ``C`` becomes an ``add``) -> ``gemm
 ``softmax``; ``Add``, ``Sub``, ``Mul``, ``Div`` -> ``binary`` (the second operand full,
 a row, a column or a scalar; the broadcast one may come first); ``Sigmoid``, ``Relu``,
 ``Gelu``, ``Tanh`` and the SiLU pattern -> ``elementwise``; ``Transpose`` ->
-``transpose``; ``Cast`` -> ``cast``. Anything else: one line naming the node, its op
-type and this list (rule ``ONNX``).
+``transpose``; ``Cast`` -> ``cast``; the rotary pattern -> ``rope`` (reading the
+projection's token-major storage: the head ``Transpose`` before it is a view); the
+attention pattern -> ``attention`` (its cache ``Concat`` reads the past input from DDR;
+the new rows are its producer's); an embedding ``Gather`` -> ``gather``; an f32 product
+on a matrix engine without f32 -> ``cast``, ``gemm`` in f16, ``cast``. Nodes no graph
+output depends on once patterns are fused (a mask built from an input) are listed as
+unused. Anything else: one line naming the node, its op type and this list (rule
+``ONNX``), or with ``unknown="vector"`` a generic ``vector`` task. Blocks are those of
+the bundled decoder layers.
 """
 
 from __future__ import annotations
@@ -32,14 +39,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from models.cost import cost_model
+from models.dtypes import DTYPE_BYTES
 from models.errors import InputError
-from models.onnx.graph import Graph, Node, Value, read_graph
-from models.onnx.patterns import RMSNORM, SILU, fuse
+from models.onnx.graph import ONNX_DTYPES, OTHER_BYTES, Graph, Node, Value, read_graph
+from models.onnx.patterns import ATTENTION, RMSNORM, ROPE, SILU, fuse
+from models.onnx.summary import ImportSummary
 from models.ops import KINDS
 from models.ops.params import read_params
+from models.targets import load_target
 from models.workload_data import Workload, WorkloadTask
 
-__all__ = ["SUPPORTED", "VIEWS", "DEFAULT_TARGET", "load_onnx_workload", "lower"]
+__all__ = ["SUPPORTED", "UNKNOWN", "VIEWS", "DEFAULT_TARGET", "import_onnx", "load_onnx_workload",
+           "lower"]
 
 #: Op types that are views of their first input (no op).
 VIEWS = ("Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity")
@@ -49,6 +61,19 @@ _BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div"}
 _RMSNORMS = ("RMSNormalization", "SimplifiedLayerNormalization", RMSNORM)
 #: The target of an imported model when no --target is given.
 DEFAULT_TARGET = "hexagon-v75"
+#: Row blocks of imported row-wise tasks and key/query blocks of imported attention: the
+#: blocks the bundled decoder layers use (models/examples/decoders.py), so that an
+#: imported layer tiles as the bundled one does.
+ROW_BLOCK, ATTENTION_BLOCK = 64, 128
+#: GEMM blocks of imported products (as the bundled layers: 128 rows, one 32-row tile
+#: for a decode step, 256 columns, 512 reductions).
+GEMM_BLOCKS = {"bn": 256, "bk": 512}
+_ROW_KINDS = ("rmsnorm", "layernorm", "softmax", "binary", "elementwise", "cast", "rope")
+#: The outcome of a node no graph output depends on once patterns are fused.
+UNUSED = "unused (a mask for the fused attention)"
+#: Op types that a fused pattern passes through without computing (views of its data).
+_VIEW_LIKE = ("Reshape", "Transpose", "Unsqueeze", "Squeeze", "Identity", "Expand",
+              "Concat")
 
 
 @dataclass
@@ -56,9 +81,15 @@ class _Lowering:
     """The state of one import: tensor storage and the tasks made so far."""
 
     graph: Graph
+    #: the element types the target's matrix engine takes (f32 products run in f16
+    #: where it takes f16 and not f32)
+    matrix: tuple[str, ...] = ()
     alias: dict[str, str] = field(default_factory=dict)
     cols: dict[str, int] = field(default_factory=dict)
     tasks: list[WorkloadTask] = field(default_factory=list)
+    #: element types tasks declare for their outputs where they differ from the graph's
+    declared: dict[str, str] = field(default_factory=dict)
+    names: set[str] = field(default_factory=set)
 
     def fail(self, node: Node, message: str) -> InputError:
         return InputError(f"node {node.label!r} ({node.op_type}): {message}",
@@ -82,7 +113,15 @@ class _Lowering:
         return root, value
 
     def add(self, node: Node, kind: str, params: dict[str, Any], suffix: str = "") -> None:
+        """A task of ``kind`` for ``node``, with the blocks of the bundled layers."""
         name = node.name + suffix
+        if name in self.names:
+            raise self.fail(node, f"two tasks would be named {name!r}")
+        self.names.add(name)
+        if kind == "gemm":
+            params = {"bm": 128 if int(params["M"]) > 32 else 32, **GEMM_BLOCKS, **params}
+        elif "rows" in params and kind in _ROW_KINDS:
+            params = {"block_rows": min(ROW_BLOCK, int(params["rows"])), **params}
         checked = read_params(KINDS[kind].PARAMS, params, name, f"$.nodes[{name!r}]",
                               self.graph.source)
         self.tasks.append(WorkloadTask(name, kind, checked))
@@ -118,6 +157,11 @@ def _gemm(low: _Lowering, node: Node) -> None:
         if len(va.shape) < 2 or len(vb.shape) < 2:
             raise low.fail(node, "a 1-D MatMul operand is not supported")
         K, N = vb.shape[-2:]
+        if node.attrs.get("transB"):  # a weight read transposed (patterns: weight transpose)
+            (N, K), params["trans_b"] = vb.shape, 1
+        if "b_col0" in node.attrs:  # one part of a fused projection (patterns)
+            N = out.shape[-1]
+            params.update(b_col0=node.attrs["b_col0"], b_cols=node.attrs["b_cols"])
         if math.prod(vb.shape[:-2]) == 1:  # one B for every row of A
             params.update(M=math.prod(va.shape[:-1]), N=N, K=K)
         elif va.shape[:-2] == vb.shape[:-2]:
@@ -127,6 +171,9 @@ def _gemm(low: _Lowering, node: Node) -> None:
                                  f"{list(vb.shape[:-2])} differ (broadcast batches are not "
                                  f"supported)")
     bias = node.inputs[2] if node.op_type == "Gemm" and len(node.inputs) > 2 else ""
+    if not bias and out.dtype == "f32" and "f32" not in low.matrix and "f16" in low.matrix:
+        _gemm_in_f16(low, node, params, va, out)
+        return
     if not bias:
         low.add(node, "gemm", {**params, "out": low.storage(out.name)})
         return
@@ -141,6 +188,29 @@ def _gemm(low: _Lowering, node: Node) -> None:
     low.add(node, "binary", {"rows": rows, "cols": cols, "dtype": out.dtype, "fn": "add",
                              "x": product, "y": c, "broadcast": form,
                              "out": low.storage(out.name)})
+
+
+def _gemm_in_f16(low: _Lowering, node: Node, params: dict[str, Any], va: Value,
+                 out: Value) -> None:
+    """An f32 product on a matrix engine without f32 runs in f16: an activation the graph
+    holds in f32 is converted (a ``cast`` task), an f32 weight streams as f16, and the
+    product is converted back to f32 for whoever reads it."""
+    a = str(params["a"])
+    if low.declared.get(a, va.dtype) == "f32":
+        cols = low.cols.get(a, va.shape[-1])
+        low.add(node, "cast", {"rows": math.prod(va.shape) // cols, "cols": cols,
+                               "dtype": "f32", "to": "f16", "x": a,
+                               "out": f"{node.name}.a16"}, "_a16")
+        a = f"{node.name}.a16"
+    b = str(params["b"])
+    if b not in low.graph.inputs and low.declared.get(b, "f32") == "f32":
+        raise low.fail(node, "an f32 product of two activations: the matrix engine takes "
+                             "no f32 (export in f16)")
+    low.add(node, "gemm", {**params, "dtype": "f16", "a": a, "b": b,
+                           "out": f"{node.name}.f16"}, "_f16")
+    rows, cols = _rows_cols(out.shape)
+    low.add(node, "cast", {"rows": rows, "cols": cols, "dtype": "f16", "to": "f32",
+                           "x": f"{node.name}.f16", "out": low.storage(out.name)})
 
 
 def _binary(low: _Lowering, node: Node) -> None:
@@ -188,6 +258,11 @@ def _rowwise(low: _Lowering, node: Node) -> None:
         _last_axis(low, node, len(vx.shape), -1)
         if "epsilon" in node.attrs:
             params["eps"] = float(node.attrs["epsilon"])
+        if len(node.inputs) < 2 or not node.inputs[1]:
+            if op == "LayerNormalization":
+                raise low.fail(node, "a LayerNormalization without a scale input")
+            low.add(node, "rmsnorm", {**params, "has_weight": 0})
+            return
         weight = low.read(node, 1)[0]
         if op == "LayerNormalization":
             bias = len(node.inputs) > 2 and bool(node.inputs[2])
@@ -195,6 +270,108 @@ def _rowwise(low: _Lowering, node: Node) -> None:
             low.add(node, "layernorm", {**params, "weight": weight, **extra})
         else:
             low.add(node, "rmsnorm", {**params, "weight": weight})
+
+
+def _head_read(low: _Lowering, node: Node, index: int) -> tuple[str, Value]:
+    """The storage and value of input ``index`` of a rotary or attention node, which read
+    the token-major storage of a head view (no rows check: they read per head)."""
+    value = low.graph.value(node.inputs[index], node)
+    return low.storage(value.name), value
+
+
+def _rope(low: _Lowering, node: Node) -> None:
+    (x, vx), (cos, vc), (sin, _) = (_head_read(low, node, i) for i in range(3))
+    head_dim = vx.shape[-1] if vx.shape else 1
+    head_major = len(vx.shape) == 4 and x != vx.name
+    rows = vx.shape[2] if head_major else math.prod(vx.shape[:-1])
+    cols = vx.shape[1] * head_dim if head_major else head_dim
+    table_rows = math.prod(vc.shape[:-1]) if vc.shape else 1
+    if (vc.shape[-1:] != (head_dim,) or table_rows not in (1, rows)
+            or low.graph.shapes.get(sin) != low.graph.shapes.get(cos)):
+        raise low.fail(node, f"rotary tables of shape {list(vc.shape)} do not match "
+                             f"{rows} positions of {head_dim} elements")
+    out = node.outputs[0]
+    low.add(node, "rope", {"rows": rows, "cols": cols, "dtype": vx.dtype,
+                           "head_dim": head_dim, "table_rows": table_rows, "x": x,
+                           "cos": cos, "sin": sin, "out": out})
+    low.cols[out] = cols
+
+
+def _causal(low: _Lowering, node: Node) -> int:
+    """1 if the attention's mask is the causal one (or is not a folded table: then it is
+    priced as causal), 0 if it masks nothing; ``causal`` from the node if it says."""
+    if int(node.attrs.get("causal", -1)) >= 0:
+        return int(node.attrs["causal"])
+    table = low.graph.tables.get(str(node.attrs["mask"]))
+    if table is None or table.ndim < 2:
+        return 1
+    keep = table > -1e4 if table.dtype.kind == "f" else table.astype(bool)
+    keep = keep.reshape(-1, *keep.shape[-2:])[0]
+    if keep.all():
+        return 0
+    return 1
+
+
+def _attention(low: _Lowering, node: Node) -> None:
+    q, k, v, k_cache, v_cache = node.inputs
+    vq = low.graph.value(q, node)
+    a = node.attrs
+    params: dict[str, Any] = {
+        "heads": a["heads"], "kv_heads": a["kv_heads"], "head_dim": a["head_dim"],
+        "q_len": a["q_len"], "past": a["past"], "causal": _causal(low, node),
+        "dtype": vq.dtype, "q": low.storage(q), "k": low.storage(k), "v": low.storage(v),
+        "out": node.outputs[0], "block_q": ATTENTION_BLOCK, "block_kv": ATTENTION_BLOCK}
+    if a["past"]:
+        params.update(k_cache=k_cache, v_cache=v_cache)
+    low.add(node, "attention", params)
+    low.cols[node.outputs[0]] = a["heads"] * a["head_dim"]
+    low.declared[node.outputs[0]] = vq.dtype
+
+
+def _gather(low: _Lowering, node: Node) -> None:
+    table, ids = node.inputs[:2]
+    shape = low.graph.shapes.get(table) or ()
+    if (table not in low.graph.inputs or len(shape) != 2
+            or int(node.attrs.get("axis", 0)) != 0):
+        raise low.fail(node, "only a row lookup (axis 0) in a 2-D table input, an "
+                             "embedding, is supported")
+    vt = low.graph.value(table, node)
+    rows = math.prod(low.graph.shapes.get(ids) or (1,))
+    low.add(node, "gather", {"rows": rows, "cols": shape[1], "table_rows": shape[0],
+                             "dtype": vt.dtype, "table": table,
+                             "out": low.storage(node.outputs[0]),
+                             "block_rows": min(ROW_BLOCK, rows)})
+
+
+def _generic(low: _Lowering, node: Node) -> None:
+    """A node nobody mapped, priced as one vector pass over its bytes (``--unknown
+    vector``)."""
+    def storage(name: str) -> tuple[int, int, str, int]:
+        if low.graph.shapes.get(name) is None:
+            low.graph.value(name, node)  # InputError: no static shape
+        root = low.storage(name)
+        shape = low.graph.shapes.get(root) or low.graph.shapes.get(name) or ()
+        elem = low.graph.types.get(name, 0)
+        if elem in ONNX_DTYPES:
+            elements = math.prod(shape)
+            cols = low.cols.get(root, shape[-1] if shape else 1)
+            return (elements // cols, cols, ONNX_DTYPES[elem],
+                    elements * DTYPE_BYTES[ONNX_DTYPES[elem]])
+        nbytes = max(1, math.ceil(math.prod(shape) * OTHER_BYTES.get(elem, 1.0)))
+        return 1, nbytes, "u8", nbytes
+
+    inputs = [name for name in node.inputs if name]
+    if not inputs or not node.outputs:
+        raise low.fail(node, "a node without inputs or outputs cannot be priced")
+    x_rows, x_cols, x_dtype, _ = storage(inputs[0])
+    rows, cols, dtype, _ = storage(node.outputs[0])
+    in_bytes = sum(storage(name)[3] for name in inputs)
+    low.add(node, "vector", {"op_type": node.op_type, "in_bytes": in_bytes,
+                             "x_rows": x_rows, "x_cols": x_cols, "x_dtype": x_dtype,
+                             "rows": rows, "cols": cols, "dtype": dtype,
+                             "x": low.storage(inputs[0]), "out": node.outputs[0]})
+    low.alias.pop(node.outputs[0], None)
+    low.cols[node.outputs[0]] = cols
 
 
 def _transpose(low: _Lowering, node: Node, out_cols: int) -> None:
@@ -216,9 +393,13 @@ def _transpose(low: _Lowering, node: Node, out_cols: int) -> None:
 _LOWER: dict[str, Callable[[_Lowering, Node], None]] = {
     "MatMul": _gemm, "Gemm": _gemm, **{op: _binary for op in _BINARY},
     **{op: _rowwise for op in (*_ACTIVATIONS, "Softmax", "Cast", "LayerNormalization",
-                                *_RMSNORMS)}}
-#: The op types an imported model may use (SiLU and RMSNorm patterns aside).
-SUPPORTED = tuple(sorted({*_LOWER, *VIEWS, "Transpose", "Constant"} - {SILU, RMSNORM}))
+                                *_RMSNORMS)},
+    ROPE: _rope, ATTENTION: _attention, "Gather": _gather}
+#: The op types an imported model may use (the fused patterns aside).
+SUPPORTED = tuple(sorted({*_LOWER, *VIEWS, "Transpose", "Constant"}
+                         - {SILU, RMSNORM, ROPE, ATTENTION}))
+#: What ``--unknown`` accepts: refuse an unmapped node, or price it as a vector pass.
+UNKNOWN = ("error", "vector")
 
 
 def _transpose_cols(low: _Lowering, nodes: list[Node], transpose: Node) -> int:
@@ -238,16 +419,69 @@ def _transpose_cols(low: _Lowering, nodes: list[Node], transpose: Node) -> int:
     return own.shape[-1] if own.shape else 1
 
 
-def lower(graph: Graph) -> list[WorkloadTask]:
-    """The tasks of ``graph`` (see the module docstring); InputError names the node."""
-    low = _Lowering(graph)
-    nodes = fuse(graph)
+def _head_views(nodes: list[Node]) -> set[int]:
+    """The ``Transpose`` nodes from tokens to heads (perm 0, 2, 1, 3) read only by rotary
+    embeddings: views, since the rotary embedding reads the tokens' storage per head."""
+    readers: dict[str, list[Node]] = {}
+    for node in nodes:
+        for name in node.inputs:
+            readers.setdefault(name, []).append(node)
+    return {id(node) for node in nodes
+            if node.op_type == "Transpose"
+            and [int(p) for p in node.attrs.get("perm", ())] == [0, 2, 1, 3]
+            and readers.get(node.outputs[0])
+            and all(r.op_type == ROPE for r in readers[node.outputs[0]])}
+
+
+def _live(graph: Graph, nodes: list[Node]) -> tuple[list[Node], list[Node]]:
+    """The nodes some graph output depends on, and the others: once attention is fused,
+    a mask built from an input (``attention_mask``: Cast, Equal, And, Where...) feeds
+    nothing, since the attention kind computes its causal mask itself."""
+    needed = set(graph.outputs)
+    live: list[Node] = []
+    unused: list[Node] = []
+    for node in reversed(nodes):
+        if any(out in needed for out in node.outputs):
+            live.append(node)
+            needed.update(name for name in node.inputs if name)
+        else:
+            unused.append(node)
+    return live[::-1], unused[::-1]
+
+
+def _outcome(node: Node, low: _Lowering, made: int) -> str:
+    if made == len(low.tasks):
+        return "view"
+    kinds = sorted({task.kind for task in low.tasks[made:]})
+    return ", ".join(kinds)
+
+
+def lower(graph: Graph, unknown: str = "error",
+          matrix: tuple[str, ...] = ()) -> tuple[list[WorkloadTask], ImportSummary]:
+    """The tasks of ``graph`` (see the module docstring) and what became of each node;
+    InputError names the node. ``unknown="vector"`` prices a node of an op type nobody
+    maps as a generic vector pass instead of refusing it; ``matrix`` lists the element
+    types the target's matrix engine takes (an f32 product runs in f16 where it takes f16
+    and not f32)."""
+    low = _Lowering(graph, matrix)
+    nodes, sources = fuse(graph)
+    summary = ImportSummary(graph.source)
+    for op_type, count in graph.folded.items():
+        summary.add(op_type, "folded", count)
     for name in graph.inputs:
         shape = graph.shapes.get(name)
         if shape:
             low.cols[name] = shape[-1]
+    nodes, unused = _live(graph, nodes)
+    for node in unused:
+        for op_type in sources.get(node.name, (node.op_type,)):
+            summary.add(op_type, UNUSED)
+    head_views = _head_views(nodes)
     for node in nodes:
-        if node.op_type in VIEWS:
+        made = len(low.tasks)
+        if (node.op_type in VIEWS or id(node) in head_views
+                or (node.op_type == "Slice" and graph.shapes.get(node.inputs[0])
+                    == graph.shapes.get(node.outputs[0]) is not None)):  # a whole slice
             low.alias[node.outputs[0]] = node.inputs[0]
         elif node.op_type == "Transpose":
             cols = _transpose_cols(low, nodes, node)
@@ -256,22 +490,50 @@ def lower(graph: Graph) -> list[WorkloadTask]:
         elif node.op_type in _LOWER:
             _LOWER[node.op_type](low, node)
             for out in node.outputs[:1]:
-                shape = graph.value(out, node).shape
-                low.cols[out] = shape[-1] if shape else 1
+                if out not in low.cols:
+                    shape = graph.value(out, node).shape
+                    low.cols[out] = shape[-1] if shape else 1
+        elif unknown == "vector":
+            _generic(low, node)
+            summary.add(node.op_type, "vector pass (--unknown vector)")
+            continue
         else:
             raise InputError(f"node {node.label!r}: op type {node.op_type!r} is not supported; "
-                             f"supported: {', '.join(SUPPORTED)}", source=graph.source,
-                             rule="ONNX")
+                             f"supported: {', '.join(SUPPORTED)} (schedsearch import "
+                             f"--unknown vector prices it as a vector pass)",
+                             source=graph.source, rule="ONNX")
+        outcome = _outcome(node, low, made)
+        for op_type in sources.get(node.name, (node.op_type,)):
+            summary.add(op_type, "view" if op_type in _VIEW_LIKE and outcome != "view"
+                        and node.name in sources else outcome)
     if not low.tasks:
         raise InputError("the model has no node to schedule (only views)",
                          source=graph.source, rule="ONNX")
-    return low.tasks
+    return low.tasks, summary
+
+
+def import_onnx(path: str, dims: Mapping[str, int] | None = None,
+                target: str = DEFAULT_TARGET, unknown: str = "error",
+                ) -> tuple[Workload, ImportSummary]:
+    """The workload of the ONNX model ``path`` on ``target`` (``dims`` binding its
+    symbolic dimensions) and the summary of what became of each ONNX node."""
+    if not Path(path).is_file():
+        raise InputError("no such ONNX model file", source=path, rule="FILE")
+    matrix = cost_model(load_target(target)).matrix.accepted()  # unknown target: refused
+    try:
+        import onnx  # noqa: F401
+        import onnxscript  # noqa: F401
+    except ImportError:
+        raise InputError("reading .onnx models needs the onnx and onnxscript packages: "
+                         "pip install 'npu-schedsearch[onnx]'", source=path,
+                         rule="ONNX") from None
+    graph = read_graph(path, dims or {})
+    tasks, summary = lower(graph, unknown, tuple(matrix))
+    return Workload(Path(path).stem, target, tuple(tasks), path), summary
 
 
 def load_onnx_workload(path: str, dims: Mapping[str, int] | None = None,
-                       target: str = DEFAULT_TARGET) -> Workload:
+                       target: str = DEFAULT_TARGET, unknown: str = "error") -> Workload:
     """The workload of the ONNX model ``path`` on ``target``, ``dims`` binding its
     symbolic dimensions."""
-    graph = read_graph(path, dims or {})
-    tasks = lower(graph)
-    return Workload(Path(path).stem, target, tuple(tasks), path)
+    return import_onnx(path, dims, target, unknown)[0]

@@ -17,12 +17,15 @@ from models.ops import (
     cast,
     copy,
     elementwise,
+    gather,
     gemm,
     layernorm,
     relayout,
     rmsnorm,
+    rope,
     softmax,
     transpose,
+    vector,
 )
 
 __all__ = ["KINDS"]
@@ -30,4 +33,5 @@ __all__ = ["KINDS"]
 #: Task kind -> operator module.
 KINDS: dict[str, ModuleType] = {m.KIND: m for m in (gemm, rmsnorm, elementwise, copy,
                                                     relayout, softmax, layernorm, binary,
-                                                    cast, transpose, attention)}
+                                                    cast, transpose, attention, rope, gather,
+                                                    vector)}

@@ -23,6 +23,8 @@ along the rows of 2-D tensors (A ``[batch*M, K]``, B ``[batch*K, N]``, C ``[batc
 which is how a batched ``MatMul`` of ``[..., M, K]`` tensors lies in memory; with
 ``b_batch = 0`` every batch shares one ``B[K, N]`` (a weight), loaded as for one GEMM.
 The iteration space is ``[batch*M, N, K]``; no block crosses a batch boundary.
+``b_col0`` / ``b_cols``: B is columns ``[b_col0, b_col0 + N)`` of a weight stored with
+``b_cols`` columns (one part of a fused projection such as Phi-3's ``qkv_proj``).
 ``trans_a`` / ``trans_b`` = 1 read an operand stored transposed (A ``[K, M]``, B
 ``[N, K]``, per batch): the load moves the same bytes with a 2-D descriptor into the
 matrix engine's tile layout, at the same cost (an assumption, as for every rate).
@@ -75,6 +77,9 @@ PARAMS = {
                                                "shared by every batch"),
     "trans_a": Param("int", 0, minimum=0, help="1: A is stored transposed ([K, M])"),
     "trans_b": Param("int", 0, minimum=0, help="1: B is stored transposed ([N, K])"),
+    "b_col0": Param("int", 0, minimum=0, help="first of B's stored columns this product "
+                                              "uses (a fused projection's part)"),
+    "b_cols": Param("int", 0, minimum=0, help="columns B is stored with; 0: N"),
     "bm": Param("int", 128, minimum=1, help="block rows (rounded up to the matrix tile)"),
     "bn": Param("int", 128, minimum=1, help="block columns (rounded up to the tile)"),
     "bk": Param("int", 128, minimum=1, help="block depth (rounded up to the tile)"),
@@ -184,8 +189,12 @@ def build(b: ProblemBuilder, name: str, p: dict[str, object]) -> None:
     elem = DTYPE_BYTES[dtype]
     b.tensor(a, (batch * K, M) if flags["trans_a"] else (batch * M, K), dtype, name,
              written=False)
-    b.tensor(bt, (b_count * N, K) if flags["trans_b"] else (b_count * K, N), dtype, name,
-             written=False)
+    b_col0, b_cols = int(p["b_col0"]), int(p["b_cols"]) or N
+    if b_col0 + N > b_cols:
+        raise b.fail(f"columns {b_col0}..{b_col0 + N} of B lie outside its {b_cols} "
+                     f"columns", "SHAPE")
+    b.tensor(bt, (b_count * b_cols, K) if flags["trans_b"] else (b_count * K, b_cols), dtype,
+             name, written=False)
     b.tensor(c, (batch * M, N), dtype, name, written=True)
     b.task(name, Task(kind=KIND, space=((0, batch * M), (0, N), (0, K)),
                       outputs={c: ((0, batch * M), (0, N))}, params=dict(p)))
@@ -218,8 +227,10 @@ def build(b: ProblemBuilder, name: str, p: dict[str, object]) -> None:
         prefix = f"b{i}." if batch > 1 else ""
         a_at = Operand(a, row0=i * (K if flags["trans_a"] else M),
                        transposed=bool(flags["trans_a"]))
-        b_row0 = 0 if shared_b else i * (N if flags["trans_b"] else K)
-        b_at = Operand(bt, row0=b_row0, transposed=bool(flags["trans_b"]))
+        b_row0 = 0 if shared_b else i * (b_cols if flags["trans_b"] else K)
+        b_at = Operand(bt, row0=b_row0 + (b_col0 if flags["trans_b"] else 0),
+                       col0=0 if flags["trans_b"] else b_col0,
+                       transposed=bool(flags["trans_b"]))
         b_prefix = "" if shared_b else prefix
         for m in ms:
             for n in ns:

@@ -2,7 +2,8 @@
 
 Row blocks are loaded, normalised on the vector engine (in one mode per unit count: two
 units finish a block sooner) and stored; the weight vector ``W[cols]`` is loaded once
-and read by every block. ``eps`` does not change the schedule; it is kept in the task's
+and read by every block (unless ``has_weight`` is 0: a norm without a learned scale, as
+some exporters write it). ``eps`` does not change the schedule; it is kept in the task's
 ``params`` so the problem still says what was computed.
 """
 
@@ -32,13 +33,18 @@ PARAMS = {
     "eps": Param("number", 1e-6, minimum=0, help="added to the mean square"),
     "dtype": Param("str", "f16", choices=tuple(DTYPE_BYTES), help="element type"),
     "weight": Param("tensor", "{task}.W", help="tensor name of the [cols] weight"),
+    "has_weight": Param("int", 1, minimum=0, help="0: no weight"),
 }
 
 
 def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
     """Add the RMSNorm task ``name`` with parameters ``p`` (already checked) to ``b``."""
+    if int(p["has_weight"]) > 1:
+        raise b.fail(f"has_weight must be 0 or 1, got {p['has_weight']}", "FORMAT")
+    resident = (Resident("W", str(p["weight"]), (int(p["cols"]),)),) if int(
+        p["has_weight"]) else ()
     build_rowwise(b, name, KIND, p, compute=("norm", VECTOR_PASSES["rmsnorm"]),
-                  resident=(Resident("W", str(p["weight"]), (int(p["cols"]),)),))
+                  resident=resident)
 
 
 def candidates(p: dict[str, Any], model: CostModel) -> dict[str, tuple[Any, ...]]:
@@ -48,4 +54,4 @@ def candidates(p: dict[str, Any], model: CostModel) -> dict[str, tuple[Any, ...]
 
 def op_count(p: dict[str, Any], model: CostModel) -> int:
     """Per block a load, the norm and a store; the weight is loaded once."""
-    return row_op_count(p, per_block=3, once=1)
+    return row_op_count(p, per_block=3, once=int(p["has_weight"]))

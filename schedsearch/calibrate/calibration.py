@@ -81,13 +81,17 @@ def _split(rows: list[FitRow], holdout: float, seed: int) -> tuple[list[FitRow],
     return fitted, held
 
 
-def _errors(fits: dict[Engine, EngineFit], rows: list[FitRow]) -> list[KindError]:
+def _errors(model: CostModel, rows: list[FitRow]) -> list[KindError]:
+    """Each kind's errors of ``model`` (the calibrated target, figures as written) on
+    ``rows``: a rate the fit never saw (every row of a dtype held out) is the target's."""
     by_kind: dict[str, list[tuple[float, str]]] = defaultdict(list)
     for row in rows:
-        if row.engine in fits:
-            predicted = fits[row.engine].predict(row)
-            by_kind[row.kind].append((100 * abs(predicted - row.duration) / row.duration,
-                                      row.origin))
+        latency, rate = model_figures(model, row.engine, row.key)
+        if rate is None:
+            continue
+        predicted = latency + row.work / rate
+        by_kind[row.kind].append((100 * abs(predicted - row.duration) / row.duration,
+                                  row.origin))
     errors = []
     for kind in sorted(by_kind):
         found = by_kind[kind]
@@ -134,7 +138,6 @@ def _document(target: Target, name: str, parameters: list[Parameter], sources: l
             set_figure(document, p.name, p.written)
             notes[p.name] = _source_text(p, files, joint_level)
     meta["calibration"] = {"from": target.name, "measurements": sources, "fit": FIT_METHOD}
-    cost_model(target_from_dict(document, name))  # it must read back as a usable target
     return document
 
 
@@ -198,10 +201,11 @@ def calibrate(target: Target, measurements: list[Measurement], runs: list[Measur
         if not mine:
             continue
         fit = fits[engine] = fit_engine(engine, mine, model, level)
-        extra = passes_parameters(mine, fit, level) if engine is Engine.VECTOR else []
+        extra, unseparated = passes_parameters(mine, fit, level) \
+            if engine is Engine.VECTOR else ([], [])
         groups.append(GroupReport(engine.value, len(mine), 100 * math.expm1(fit.fit.sigma),
                                   fit.status, fit.parameters + extra, fit.patterns,
-                                  fit.outliers))
+                                  fit.outliers, fit.unseparated + unseparated))
     layouts = crossing_group(crossed, fits, target, model, level)
     if layouts is not None:
         groups.append(layouts)
@@ -210,6 +214,8 @@ def calibrate(target: Target, measurements: list[Measurement], runs: list[Measur
     if ddr is not None and ddr.parameter is not None:
         parameters.append(ddr.parameter)
     name = f"{target.name}-calibrated"
+    document = _document(target, name, parameters, sources, joint_level)
+    calibrated = cost_model(target_from_dict(document, name))
     report = CalibrationReport(target.name, output, sources, joint_level, level, bool(held),
-                               groups, _errors(fits, held or fitted), ddr, unmodelled)
-    return Calibration(report, _document(target, name, parameters, sources, joint_level))
+                               groups, _errors(calibrated, held or fitted), ddr, unmodelled)
+    return Calibration(report, document)

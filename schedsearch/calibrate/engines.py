@@ -2,7 +2,9 @@
 
 An engine's rows share one start-up latency and have one inverse rate per rate key
 (:mod:`schedsearch.calibrate.work`), so the design matrix is ``[1, work * [key == k]...]``
-and ``theta = (latency, 1 / rate_k ...)``. A rate's interval is its inverse rate's
+and ``theta = (latency, 1 / rate_k ...)``. Rows of one work per rate key (one kernel
+shape) cannot separate the latency from the rate: the target's latency is then the
+anchor (held), and the rates are fitted with it. A rate's interval is its inverse rate's
 interval inverted (exact for a monotone map; an inverse rate whose interval reaches 0 has
 no upper rate bound).
 
@@ -21,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+from scipy import linalg, special
 
 from models.cost import VECTOR_PASSES, CostModel
 from schedsearch.calibrate.fit import LinearFit, robust_fit
@@ -46,7 +48,8 @@ _MAX_LEVELS = 6
 @dataclass(frozen=True, slots=True)
 class EngineFit:
     """An engine's fit. ``latency`` and ``rates`` are what the model predicts with (the
-    written figures where written, else the fitted ones)."""
+    written figures where written, else the fitted ones); ``unseparated`` names the
+    parameters the rows could not tell apart (empty when they could)."""
 
     engine: Engine
     keys: tuple[str, ...]
@@ -57,9 +60,7 @@ class EngineFit:
     parameters: list[Parameter]
     patterns: list[Pattern]
     outliers: list[Outlier]
-
-    def predict(self, row: FitRow) -> float:
-        return self.latency + row.work / self.rates[row.key]
+    unseparated: list[str]
 
 
 def parameter_count(rows: list[FitRow]) -> int:
@@ -188,18 +189,60 @@ def _order(label: str) -> tuple[float, str]:
         return math.inf, label
 
 
+def _latency_held(X: np.ndarray, y: np.ndarray, latency: float, level: float) -> LinearFit:
+    """The fit of the rates alone with the latency held at ``latency`` (a known part of
+    every duration), in the layout of a full fit: ``theta[0]`` is the held latency, with
+    no interval of its own."""
+    rates = robust_fit(X[:, 1:], y, level, offset=np.full(len(y), latency))
+    return LinearFit(theta=np.r_[latency, rates.theta], low=np.r_[latency, rates.low],
+                     high=np.r_[latency, rates.high], level=level,
+                     residuals=rates.residuals, sigma=rates.sigma, rank=rates.rank + 1)
+
+
+def _unseparated(X: np.ndarray, names: list[str]) -> list[str]:
+    """The parameters the rows cannot tell apart: those that move along a null direction
+    of the design (one kernel shape: the latency and that shape's rate trade off)."""
+    scaled = X / np.maximum(X.max(axis=0), 1e-300)
+    null = linalg.null_space(scaled)
+    return [name for name, weights in zip(names, null, strict=True)
+            if np.any(np.abs(weights) > 1e-9)]
+
+
 def fit_engine(engine: Engine, rows: list[FitRow], model: CostModel, level: float) -> EngineFit:
-    """Fit one engine's latency and rate(s) to its rows and test the residuals."""
+    """Fit one engine's latency and rate(s) to its rows and test the residuals.
+
+    Rows that cannot separate the latency from the rates (every row of a rate the same
+    work: one profiled kernel shape, the common case) are anchored to the target: the
+    latency is held at the target's figure and the rates are fitted with it, so the
+    measured shapes are predicted as measured (status ``anchored``; the report names the
+    parameters the rows could not separate). Only when the target's latency is not
+    shorter than every measured duration (a rate would need negative time) is nothing
+    written."""
     keys = tuple(sorted({row.key for row in rows}))
-    fit = robust_fit(_design(rows, keys, lambda row: row.key),
-                     np.array([r.duration for r in rows]), level)
+    X = _design(rows, keys, lambda row: row.key)
+    y = np.array([r.duration for r in rows])
     prior_latency = model_figures(model, engine, keys[0])[0]
-    status = Status.FITTED if fit.determined else Status.UNDERDETERMINED
-    written = status is Status.FITTED
-    latency = float(max(1, round(fit.theta[0]))) if written else float(prior_latency)
-    parameters = [Parameter(f"costs.{engine.value}.latency_ns", float(fit.theta[0]),
-                            float(fit.low[0]), float(fit.high[0]),
-                            latency if written else None, float(prior_latency), len(rows))]
+    latency_name = f"costs.{engine.value}.latency_ns"
+    fit = robust_fit(X, y, level)
+    unseparated: list[str] = []
+    status = Status.FITTED
+    if not fit.determined:
+        unseparated = _unseparated(X, [latency_name, *(_rate_name(engine, k) for k in keys)])
+        if float(y.min()) > prior_latency:  # else a rate would need negative time
+            held = _latency_held(X, y, float(prior_latency), level)
+            if held.determined:
+                fit, status = held, Status.ANCHORED
+        if status is not Status.ANCHORED:
+            status = Status.UNDERDETERMINED
+    written = status is not Status.UNDERDETERMINED
+    anchored = status is Status.ANCHORED
+    latency = float(max(1, round(fit.theta[0]))) if status is Status.FITTED \
+        else float(prior_latency)
+    parameters = [Parameter(latency_name, float(fit.theta[0]),
+                            None if anchored else float(fit.low[0]),
+                            None if anchored else float(fit.high[0]),
+                            latency if status is Status.FITTED else None,
+                            float(prior_latency), len(rows), held=anchored)]
     rates = {}
     for i, key in enumerate(keys, start=1):
         count = sum(row.key == key for row in rows)
@@ -222,21 +265,26 @@ def fit_engine(engine: Engine, rows: list[FitRow], model: CostModel, level: floa
                         float(fit.residuals[i] / fit.sigma))
                 for i in outliers_at] if fit.sigma > 0 else []
     return EngineFit(engine, keys, fit, latency, rates, status, parameters, patterns,
-                     outliers)
+                     outliers, unseparated)
 
 
-def passes_parameters(rows: list[FitRow], shared: EngineFit, level: float) -> list[Parameter]:
+def passes_parameters(rows: list[FitRow], shared: EngineFit, level: float
+                      ) -> tuple[list[Parameter], list[str]]:
     """Vector passes per kind, relative to the engine's fitted rate: each kind gets its
     own inverse rate, and ``passes = library passes * own / shared``. The interval adds
     both relative half-widths (conservative when the two estimates are correlated, as
     they are: they come from the same rows). Only for rate keys (dtypes) measured with
-    several kinds: one kind alone is its own reference."""
+    several kinds: one kind alone is its own reference. Also the names of the passes
+    the rows cannot separate from the latency (one shape of that kind): not estimated."""
     wanted = _passes_columns(rows)
     if not wanted:
-        return []
+        return [], []
     kinds = tuple(sorted({(row.key, row.kind) for row in rows}))
-    fit = robust_fit(_design(rows, kinds, lambda row: (row.key, row.kind)),
-                     np.array([r.duration for r in rows]), level)
+    X = _design(rows, kinds, lambda row: (row.key, row.kind))
+    fit = robust_fit(X, np.array([r.duration for r in rows]), level)
+    names = ["latency", *(f"passes.{kind}" + (f"[{key}]" if key else "")
+                          for key, kind in kinds)]
+    unseparated = [] if fit.determined else _unseparated(X, names)
     shared_theta = dict(zip(shared.keys, shared.fit.theta[1:], strict=True))
     shared_half = dict(zip(shared.keys, (shared.fit.high[1:] - shared.fit.low[1:]) / 2,
                            strict=True))
@@ -244,12 +292,13 @@ def passes_parameters(rows: list[FitRow], shared: EngineFit, level: float) -> li
     for i, (key, kind) in enumerate(kinds, start=1):
         base = shared_theta[key]
         own = fit.theta[i]
-        if (key, kind) not in wanted or base <= 0 or own <= 0:
+        name = names[i]
+        if (key, kind) not in wanted or base <= 0 or own <= 0 or name in unseparated:
             continue
         passes = VECTOR_PASSES[kind] * own / base
         relative = math.hypot((fit.high[i] - fit.low[i]) / 2 / own, shared_half[key] / base)
-        name = f"passes.{kind}" + (f"[{key}]" if key else "")
         found.append(Parameter(name, passes, passes * (1 - relative), passes * (1 + relative),
                                None, float(VECTOR_PASSES[kind]),
                                sum(row.kind == kind and row.key == key for row in rows)))
-    return found
+    return found, [name for name in unseparated if name in
+                   {names[i] for i, pair in enumerate(kinds, start=1) if pair in wanted}]

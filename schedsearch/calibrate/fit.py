@@ -106,7 +106,8 @@ def robust_fit(X: np.ndarray, y: np.ndarray, level: float,
     a known part of each duration, 0 unless given) robustly in log ratio.
 
     A rank-deficient ``X`` (every row the same work, say) still returns a fit, with
-    ``rank`` saying so and infinite intervals on the parameters it cannot separate.
+    ``rank`` saying so and unbounded intervals (``[0, inf]``: ``theta >= 0``) on the
+    parameters it cannot separate.
     """
     n, p = X.shape
     known = np.zeros(n) if offset is None else offset
@@ -126,6 +127,6 @@ def robust_fit(X: np.ndarray, y: np.ndarray, level: float,
         width = sandwich_width(r, _jacobian(Xs, theta, known), f_scale, level)
     sigma = robust_scale(r)
     theta_out = theta / scale
-    return LinearFit(theta=theta_out, low=(theta - width) / scale,
+    return LinearFit(theta=theta_out, low=np.maximum(theta - width, 0) / scale,
                      high=(theta + width) / scale, level=level, residuals=r,
                      sigma=sigma if math.isfinite(sigma) else 0.0, rank=rank)

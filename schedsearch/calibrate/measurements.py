@@ -37,13 +37,14 @@ import math
 import os
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from models.cost import VECTOR_PASSES
 from models.dtypes import DTYPE_BYTES
 from models.errors import InputError
 from models.formats import Schedule
-from models.jsonio import json_path, load_json_file
+from models.jsonio import json_path, load_json_file, utf8_text
 from schedsearch.trace import microseconds_per_tick
 
 __all__ = ["MATMUL", "TRANSFERS", "KINDS", "STRIDED", "SCATTER", "Measurement", "MeasuredRun",
@@ -150,11 +151,13 @@ def read_csv(path: str | os.PathLike[str]) -> list[Measurement]:
     Lines starting with ``#`` are comments (a file says where its figures come from)."""
     source = str(path)
     try:
-        with open(path, newline="", encoding="utf-8") as stream:
-            numbered = [(number, line) for number, line in enumerate(stream, start=1)
-                        if not line.startswith("#")]
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read: {error}", source=source, rule="FILE") from None
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise InputError(f"cannot read: {error.strerror}", source=source, rule="FILE") \
+            from None
+    text = utf8_text(data, source, "FILE", path="line")
+    numbered = [(number, line) for number, line in
+                enumerate(text.splitlines(keepends=True), start=1) if not line.startswith("#")]
     try:
         reader = csv.DictReader(line for _, line in numbered)
         columns = [name.strip() for name in reader.fieldnames or ()]

@@ -21,6 +21,7 @@ class Status(Enum):
 
     FITTED = "fitted"
     POOR_FIT = "poor fit"  # a residual pattern the roofline form cannot explain
+    ANCHORED = "anchored"  # latency and rate inseparable: latency held, rates fitted
     UNDERDETERMINED = "underdetermined"  # the rows cannot separate latency from rate
 
 
@@ -28,7 +29,8 @@ class Status(Enum):
 class Parameter:
     """A fitted figure. ``name`` is its place in the target (``costs.matrix.latency_ns``)
     or, for a diagnostic the target has no place for, ``passes.<kind>``. ``written`` is
-    what the calibrated target holds (None: not written), ``prior`` the input target's."""
+    what the calibrated target holds (None: not written), ``prior`` the input target's;
+    ``held``: not fitted but held at ``prior`` because the rows could not separate it."""
 
     name: str
     value: float
@@ -37,6 +39,7 @@ class Parameter:
     written: float | None
     prior: float | None
     rows: int
+    held: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +77,7 @@ class GroupReport:
     parameters: list[Parameter]
     patterns: list[Pattern] = field(default_factory=list)
     outliers: list[Outlier] = field(default_factory=list)
+    unseparated: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,11 +136,14 @@ def _plain(value: Any) -> Any:
 
 def _figure(value: float | None) -> str:
     if value is None or not math.isfinite(value):
-        return "inf"
+        return "-inf" if value is not None and value < 0 else "inf"
     return f"{value:.4g}"
 
 
 def _parameter_line(p: Parameter) -> str:
+    if p.held:
+        return (f"    {p.name} = {_figure(p.value)} held at the target's figure  "
+                f"({p.rows} rows)")
     interval = f"[{_figure(p.low)}, {_figure(p.high)}]"
     written = "" if p.written is None else f" -> {_figure(p.written)}"
     prior = "" if p.prior is None else f" (was {_figure(p.prior)})"
@@ -152,6 +159,9 @@ def report_text(report: CalibrationReport) -> str:
         lines.append(f"{group.engine}: {group.status.value}, {group.rows} rows, "
                      f"typical error {group.sigma_percent:.2f}%")
         lines += [_parameter_line(p) for p in group.parameters]
+        if group.unseparated:
+            lines.append(f"    the rows cannot separate {', '.join(group.unseparated)} "
+                         f"(one work per rate: a single kernel shape?)")
         for pattern in group.patterns:
             levels = ", ".join(f"{lv.level}: {lv.mean_percent:+.1f}% ({lv.rows})"
                                for lv in pattern.levels)

@@ -54,8 +54,9 @@ from schedsearch.chains.score import score_fused
 from schedsearch.engine.search import solve
 from schedsearch.paths import PathResult, SolveOptions, fallback_path, speedup_bound
 
-__all__ = ["DEFAULT_OPTIONS", "PathName", "Edge", "ChainPath", "ChainResult", "PRODUCERS",
-           "CONSUMERS", "chain_edges", "chain_paths", "path_c"]
+__all__ = ["DEFAULT_OPTIONS", "CONVERTERS", "solves_per_edge", "PathName", "Edge",
+           "ChainPath", "ChainResult", "PRODUCERS", "CONSUMERS", "chain_edges", "chain_paths",
+           "path_c"]
 
 #: Five solves per edge or more: a shorter limit per solve than ``compare``'s default.
 DEFAULT_OPTIONS = SolveOptions(time_limit=2.0)
@@ -159,6 +160,10 @@ def chain_edges(workload: Workload) -> tuple[Edge, ...]:
     return tuple(edges)
 
 
+#: The engines path A converts the layout with, each tried.
+CONVERTERS = ("dma", "vector")
+
+
 def _workload(workload: Workload, suffix: str, *tasks: WorkloadTask) -> Workload:
     return replace(workload, name=f"{workload.name}.{suffix}", tasks=tasks)
 
@@ -182,7 +187,7 @@ def _path_a(workload: Workload, edge: Edge, target: Target,
     consumer = replace(edge.consumer, params={**edge.consumer.params,
                                               CONSUMERS[edge.consumer.kind]: tiled_name})
     found = []
-    for engine in ("dma", "vector"):
+    for engine in CONVERTERS:
         convert = WorkloadTask(f"{producer.name}-cv", "relayout", {
             "rows": rows, "cols": cols, "x": edge.tensor, "out": tiled_name,
             "src": Layout.ROW.value, "dst": Layout.TILED.value, "engine": engine,
@@ -234,17 +239,29 @@ def _removable(a: ChainPath, launch_ns: int) -> float:
     return min(share, 1 - 1e-9)
 
 
+def solves_per_edge() -> int:
+    """The solves one edge's paths take: path A's three kernels (producer, conversion,
+    consumer) per converting engine, path B's two per layout, path C's one."""
+    return 3 * len(CONVERTERS) + 2 * len(Layout) + 1
+
+
 def chain_paths(workload: Workload, target: Target, *,
-                options: SolveOptions = DEFAULT_OPTIONS) -> tuple[ChainResult, ...]:
+                options: SolveOptions = DEFAULT_OPTIONS,
+                whole_limit: bool = False) -> tuple[ChainResult, ...]:
     """Paths A, B and C of every edge of ``workload`` (module docstring).
 
     A workload without such an edge is an InputError (rule ``CHAIN``).
+    ``options.time_limit`` is each solve's, or with ``whole_limit`` the whole study's,
+    shared evenly among its solves (:func:`solves_per_edge` per edge).
     """
     edges = chain_edges(workload)
     if not edges:
         raise InputError(f"no edge from a {'/'.join(PRODUCERS)} task to a "
                          f"{'/'.join(CONSUMERS)} task reading its output",
                          source=workload.source, path="$.tasks", rule="CHAIN")
+    if whole_limit:
+        options = replace(options,
+                          time_limit=options.time_limit / (len(edges) * solves_per_edge()))
     launch = overheads(target).launch_ns
     results = []
     for edge in edges:

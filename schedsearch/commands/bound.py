@@ -12,6 +12,7 @@ from schedsearch.commands.options import (
     add_target_option,
     dims_of,
 )
+from schedsearch.commands.wording import counted
 from schedsearch.engine.bounds.lower import lower_bound
 
 
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
                           "time_unit": target.time_unit, **bound.as_dict()}, indent=1))
         return 0
     print(f"lower bound: {bound.value} {target.time_unit} ({problem.name} on {target.name}, "
-          f"{len(problem.ops)} ops)")
+          f"{counted(len(problem.ops), 'op')})")
     width = max(map(len, bound.parts), default=0)
     for part, value in bound.parts.items():
         print(f"  {part:<{width}}  {value}" + ("  (binds)" if value == bound.value else ""))

@@ -15,10 +15,10 @@ import argparse
 import json
 from typing import Any
 
-from models.targets import load_target
-from models.workload import load_workload
+from models.workload import load_workload, workload_target
 from schedsearch.chains.paths import ChainResult, PathName, chain_paths
 from schedsearch.commands.options import add_search_options, add_target_option
+from schedsearch.output import image_file
 from schedsearch.paths import SolveOptions
 
 
@@ -35,19 +35,20 @@ def register(subparsers: Any) -> None:
                         help="workload file or bundled example name")
     add_target_option(parser, default_from="the workload's")
     add_search_options(parser, time_limit=2.0,
-                       time_help="search budget of every solve, in seconds")
+                       time_help="seconds for the whole study, shared evenly among its "
+                                 "solves (every kernel of paths A and B, and path C)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--plot", metavar="P.png",
+    parser.add_argument("--plot", metavar="P.png", type=image_file,
                         help="draw every path's schedule on one time axis")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload)
-    target = load_target(args.target or workload.target)
+    target = workload_target(workload, args.target)
     options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers,
                            reproducible=args.reproducible)
-    results = chain_paths(workload, target, options=options)
+    results = chain_paths(workload, target, options=options, whole_limit=True)
     if args.json:
         print(json.dumps({"workload": workload.name, "target": target.name,
                           "time_unit": target.time_unit,

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from models.formats import Target
-from models.targets import load_target
-from models.workload import Workload, example_names, load_workload
+from models.workload import Workload, example_names, load_workload, workload_target
 from schedsearch.commands.options import add_target_option, limit_seconds
 from schedsearch.output import output_file_only, write_json
 
@@ -52,7 +51,7 @@ def run_per_example(args: argparse.Namespace,
     figures = {}
     for name in args.examples or chain_examples():
         workload = load_workload(name)
-        figures[name] = study(name, workload, load_target(args.target or workload.target))
+        figures[name] = study(name, workload, workload_target(workload, args.target))
     if args.json:
         write_json(args.json, figures)
     return 0

@@ -24,6 +24,7 @@ from schedsearch.commands.options import (
     dims_of,
 )
 from schedsearch.commands.progress import Display, display
+from schedsearch.commands.wording import counted
 from schedsearch.engine import interrupt
 from schedsearch.engine.search import solve
 from schedsearch.output import image_file, output_dir
@@ -43,7 +44,9 @@ def register(subparsers: Any) -> None:
     add_target_option(parser, default_from="the input's")
     add_dim_option(parser)
     add_search_options(parser, time_limit=5.0,
-                       time_help="search budget of every solve, in seconds")
+                       time_help="seconds for the whole comparison, shared among its "
+                                 "solves: half to the fused-interleaved search, a sixth "
+                                 "to fused-barrier, the rest to the kernels")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--plot", metavar="PATHS.png", type=image_file,
                         help="draw the four schedules on one time axis")
@@ -60,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
                            reproducible=args.reproducible)
     with interrupt.cooperating(), display("compare") as shown:
         comparison = compare(problem, target, solver=_showing(shown, problem),
-                             options=options)
+                             options=options, whole_limit=True)
     if interrupt.requested():  # the paths searched after the request are not comparable
         raise interrupt.Interrupted
     figures = comparison.as_dict()
@@ -68,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"problem": problem.name, "target": target.name,
                           "time_unit": target.time_unit, **figures}, indent=1))
     else:
-        print(f"{problem.name} on {target.name}: {len(problem.tasks)} tasks, "
-              f"{len(problem.ops)} ops; times in {target.time_unit}")
+        print(f"{problem.name} on {target.name}: {counted(len(problem.tasks), 'task')}, "
+              f"{counted(len(problem.ops), 'op')}; times in {target.time_unit}")
         print(format_table(comparison, figures))
     if args.plot:
         from schedsearch.plot import Panel, plot_paths

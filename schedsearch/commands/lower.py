@@ -11,6 +11,7 @@ import argparse
 from models.errors import InputError
 from models.formats import read_schedule
 from schedsearch import output
+from schedsearch.commands.wording import counted
 from schedsearch.program import lower_report, program_to_dict
 
 
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     output.write_json(args.output, program_to_dict(report.program))
     print(f"needed orders: {report.needed} ({report.implied_by_queues} implied by queues)")
     print(f"waits: {report.waits_before} before reduction, {report.waits_after} after")
-    print(f"waits per op: {report.waits_per_op:.3f} ({len(schedule.ops)} ops, "
-          f"{len(report.program.queues)} queues)")
+    print(f"waits per op: {report.waits_per_op:.3f} ({counted(len(schedule.ops), 'op')}, "
+          f"{counted(len(report.program.queues), 'queue')})")
     print(f"wrote {args.output}")
     return 0

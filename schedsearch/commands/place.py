@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from schedsearch.commands.options import byte_count, limit_seconds, seed_number
+from schedsearch.commands.wording import counted
 from schedsearch.engine.placement import (
     place,
     placement_to_schedule_document,
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     ratio = f" ({result.peak / result.lower_bound:.4f}x)" if result.lower_bound else ""
     peak = f"peak {result.peak}{ratio}" if result.placed else "no placement"
     print(f"{result.status}: {peak}, lower bound {result.lower_bound}, "
-          f"{len(buffers)} buffers, {result.wall_s:.2f} s ({result.method})")
+          f"{counted(len(buffers), 'buffer')}, {result.wall_s:.2f} s ({result.method})")
     if not result.placed:
         if result.status is SolveStatus.INFEASIBLE:
             print(f"infeasible: no placement fits capacity {args.capacity} ({result.method})")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from models.formats import read_schedule
 from schedsearch.calibrate.measurements import read_trace
@@ -64,4 +65,6 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result.as_dict(), indent=1))
     else:
         print(_text(result, schedule.target.time_unit))
+    if args.plot:
+        print(f"wrote {args.plot}", file=sys.stderr if args.json else sys.stdout)
     return 0

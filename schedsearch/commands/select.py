@@ -14,6 +14,7 @@ from typing import Any
 
 from models.formats import schedule_to_dict
 from schedsearch.commands.options import add_search_options
+from schedsearch.commands.wording import counted
 from schedsearch.engine import interrupt
 from schedsearch.output import output_file_only, write_json
 from schedsearch.paths import SolveOptions
@@ -60,8 +61,9 @@ def run(args: argparse.Namespace) -> int:
                                              else ""))
     print(f"reason: {choice.reason}")
     print(f"cost: makespan {cost['makespan']} {unit} (device {cost['device_makespan']} + "
-          f"overhead {cost['overhead']}), {cost['launches']} launches, {cost['events']} "
-          f"events, {cost['barriers']} barriers, {cost['ddr_bytes']} DDR bytes, peak {peak}")
+          f"overhead {cost['overhead']}), {counted(cost['launches'], 'launch')}, "
+          f"{counted(cost['events'], 'event')}, {counted(cost['barriers'], 'barrier')}, "
+          f"{cost['ddr_bytes']} DDR bytes, peak {peak}")
     if args.output:
         print(f"wrote {args.output}")
     return 0

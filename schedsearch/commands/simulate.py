@@ -9,27 +9,62 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
+from models.cost import NO_OVERHEADS
+from models.errors import InputError
+from models.formats import Target
 from schedsearch import output
+from schedsearch.commands.options import limit_seconds, seed_number
 from schedsearch.paths import SolveOptions
-from schedsearch.program.model import read_program
+from schedsearch.program.model import Program, read_program
 from schedsearch.program.policies import Policy
 from schedsearch.program.simulate import Jitter
 from schedsearch.program.stats import Study, simulate
 
+#: The most runs per policy accepted: each run keeps a row of every op's times.
+MAX_RUNS = 1_000_000
+#: The most op runs (runs x ops of the program) one policy may simulate: the simulator
+#: holds several arrays of this many floats (2e7 of them: 160 MB each).
+MAX_OP_RUNS = 20_000_000
+
 
 def _runs(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be >= 1")
+    """A whole number of runs from 1 to :data:`MAX_RUNS`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= MAX_RUNS:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_RUNS:,}, got {text!r}")
     return value
 
 
-def _seconds(text: str) -> float:
-    value = float(text)
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError("must be a positive number of seconds")
-    return value
+def _jitter(text: str) -> Jitter:
+    """``--jitter``'s SPEC; the kinds it names are checked against the program's target
+    once it is read (:func:`_check_kinds`)."""
+    try:
+        return Jitter.parse(text)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(error.message) from None
+
+
+def _check_kinds(jitter: Jitter, target: Target) -> None:
+    """A lane kind ``--jitter`` names must be one of the target's: a typo would
+    otherwise mean no noise on the kind meant."""
+    unknown = sorted(set(jitter.by_kind) - set(target.lanes))
+    if unknown:
+        raise InputError(f"{', '.join(unknown)} is not a lane kind of target {target.name} "
+                         f"(its lane kinds: {', '.join(target.lanes)})",
+                         source="--jitter", rule="OPTION")
+
+
+def _check_size(runs: int, program: Program) -> None:
+    ops = len(program.schedule.ops)
+    if runs * ops > MAX_OP_RUNS:
+        raise InputError(f"{runs:,} runs of {ops:,} ops is more than {MAX_OP_RUNS:,} op runs; "
+                         f"at most {max(1, MAX_OP_RUNS // max(ops, 1)):,} runs of this program",
+                         source="--runs", rule="OPTION")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,19 +77,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("program", metavar="PROGRAM",
                         help="an npu-program/1 file ('-' reads standard input)")
     parser.add_argument("--runs", type=_runs, default=1000, metavar="N",
-                        help="runs per policy (default 1000)")
-    parser.add_argument("--jitter", type=Jitter.parse, default=Jitter(0.1), metavar="SPEC",
+                        help=f"runs per policy (default 1000, at most {MAX_RUNS:,})")
+    parser.add_argument("--jitter", type=_jitter, default=Jitter(0.1), metavar="SPEC",
                         help="coefficient of variation: CV for every lane kind, KIND=CV "
                              "for one, comma-separated (e.g. 0.1 or 0.1,DMA=0.3 or "
                              "HMX=0.1,DMA=0.3; kinds not named get the bare CV, else 0); "
                              "default 0.1")
-    parser.add_argument("--seed", type=int, default=0, metavar="K",
+    parser.add_argument("--seed", type=seed_number, default=0, metavar="K",
                         help="seed of the noise (default 0)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--policies", action="store_true",
                         help="compare the four runtime policies (program, barrier, "
                              "dynamic, separate) under the same noise")
-    parser.add_argument("--time-limit", type=_seconds, default=2.0, metavar="S",
+    parser.add_argument("--time-limit", type=limit_seconds, default=2.0, metavar="S",
                         help="seconds for each solve the barrier and separate policies "
                              "need (default 2)")
     parser.add_argument("--plot", type=output.image_file, metavar="FILE.png",
@@ -81,13 +116,24 @@ def _table(study: Study) -> str:
 
 def run(args: argparse.Namespace) -> int:
     program = read_program(args.program)
+    target = program.schedule.target
+    _check_kinds(args.jitter, target)
+    _check_size(args.runs, program)
+    costs = None
+    if not target.costs:
+        costs = NO_OVERHEADS
+        print(f"simulate: target {target.name} has no costs: launch, event, barrier and "
+              f"dispatch overheads taken as 0", file=sys.stderr)
     policies = tuple(Policy) if args.policies else (Policy.PROGRAM,)
     study = simulate(program, runs=args.runs, jitter=args.jitter, seed=args.seed,
                      policies=policies,
-                     options=SolveOptions(time_limit=args.time_limit, seed=args.seed))
+                     options=SolveOptions(time_limit=args.time_limit, seed=args.seed),
+                     costs=costs)
     if args.plot:
         from schedsearch.program.figure import plot_study
 
-        plot_study(study, args.plot)
+        plot_study(study, args.plot, time_unit=target.time_unit)
     print(json.dumps(study.to_dict(), indent=1) if args.json else _table(study))
+    if args.plot:
+        print(f"wrote {args.plot}", file=sys.stderr if args.json else sys.stdout)
     return 0

@@ -49,8 +49,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("-o", "--output", metavar="OUT.json", required=True, type=output_file_only,
                         help="schedule file to write (whole or not at all)")
     add_search_options(parser, time_limit=10.0,
-                       time_help="hard wall-clock limit in seconds; the search normally "
-                                 "stops earlier, on its reproducible work budget")
+                       time_help="wall-clock limit in seconds; the search uses all of it "
+                                 "(or stops when it meets the lower bound), or, with "
+                                 "--reproducible, stops earlier on its work budget")
     parser.add_argument("--granularity", choices=GRANULARITIES, default="tile",
                         help="tile: interleave freely; task: a barrier between tasks")
     parser.add_argument("--secondary", choices=SECONDARIES, default=None,
@@ -80,7 +81,25 @@ def _summary(report: SolveReport, reproducible: bool) -> str:
     memory = "  ".join(f"{name} {report.peak_bytes[name]} B live at most, highest address "
                        f"{report.extent_bytes[name]} B" for name in report.peak_bytes)
     lines.append(f"memory: {memory or '-'}")
+    if stats.secondary is not None:
+        lines.append(_secondary_line(stats.secondary))
     return "\n".join(lines)
+
+
+#: What the peak-memory stage's CP-SAT status says of the addresses it kept.
+_PEAK_MEMORY_VERDICTS = {"OPTIMAL": "the least any schedule of this makespan needs",
+                         "FEASIBLE": "the lowest found at this makespan"}
+
+
+def _secondary_line(secondary: dict[str, Any]) -> str:
+    """What ``--secondary peak-memory`` did, from the schedule's ``meta.secondary``."""
+    status = secondary.get("status")
+    if status == "SKIPPED_TOO_LARGE":
+        return "peak memory: not minimised (too many ops for one CP-SAT model of the whole)"
+    extent = secondary.get("extent_bytes")
+    verdict = _PEAK_MEMORY_VERDICTS.get(str(status), f"none lower found, CP-SAT {status}")
+    return (f"peak memory: highest addresses sum to {extent:,} B over the memories "
+            f"({verdict})")
 
 
 def run(args: argparse.Namespace) -> int:

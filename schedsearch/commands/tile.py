@@ -6,8 +6,7 @@ import argparse
 import json
 
 from models.formats import problem_to_dict
-from models.targets import load_target
-from models.workload import load_workload, scaled, tile
+from models.workload import load_workload, scaled, tile, workload_target
 from schedsearch.commands.options import (
     add_dim_option,
     add_size_option,
@@ -15,6 +14,7 @@ from schedsearch.commands.options import (
     dims_of,
     positive_number,
 )
+from schedsearch.commands.wording import counted
 from schedsearch.output import STDOUT, output_file, write_json
 
 
@@ -38,13 +38,15 @@ def run(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload, dims_of(args))
     if args.scale is not None:
         workload = scaled(workload, args.scale)
-    target = load_target(args.target or workload.target)
+    target = workload_target(workload, args.target)
     problem = tile(workload, target, args.max_ops)
     document = problem_to_dict(problem)
     if args.output is None or args.output == STDOUT:
         print(json.dumps(document, indent=1))
     else:
         write_json(args.output, document)
-        print(f"{args.output}: {len(problem.ops)} ops, {len(problem.buffers)} buffers, "
-              f"{len(problem.after)} after edges, {len(problem.tasks)} tasks on {target.name}")
+        print(f"{args.output}: {counted(len(problem.ops), 'op')}, "
+              f"{counted(len(problem.buffers), 'buffer')}, "
+              f"{counted(len(problem.after), 'after edge')}, "
+              f"{counted(len(problem.tasks), 'task')} on {target.name}")
     return 0

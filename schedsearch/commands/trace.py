@@ -11,12 +11,13 @@ import argparse
 from models.formats import schedule_from_dict
 from models.jsonio import load_json_file
 from schedsearch.commands.options import seed_number
-from schedsearch.commands.reports import check_report_names
+from schedsearch.commands.reports import read_report_for
+from schedsearch.commands.wording import counted
 from schedsearch.output import output_file_only
 from schedsearch.program.model import PROGRAM_FORMAT, program_from_dict
 from schedsearch.program.runtrace import program_run_trace
 from schedsearch.program.simulate import Jitter
-from schedsearch.trace import read_violations, schedule_to_trace, write_trace
+from schedsearch.trace import schedule_to_trace, write_trace
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,17 +46,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     source = "<stdin>" if args.schedule == "-" else args.schedule
     document = load_json_file(args.schedule)
-    violations = read_violations(args.violations) if args.violations else []
+    program = None
     if isinstance(document, dict) and document.get("format") == PROGRAM_FORMAT:
-        # a program: one simulated run, its waits as flow arrows
-        trace, schedule = program_run_trace(program_from_dict(document, source),
-                                            args.jitter, args.seed, violations)
+        program = program_from_dict(document, source)
+        schedule = program.schedule
     else:
         schedule = schedule_from_dict(document, source)
-        if args.violations:
-            check_report_names(violations, schedule, args.violations)
+    violations = read_report_for(args.violations, schedule) if args.violations else []
+    if program is not None:  # one simulated run, its waits as flow arrows
+        trace, schedule = program_run_trace(program, args.jitter, args.seed, violations)
+    else:
         trace = schedule_to_trace(schedule, violations)
     write_trace(trace, args.output)
-    print(f"wrote {args.output}: {len(schedule.ops)} ops, {len(violations)} violations")
+    print(f"wrote {args.output}: {counted(len(schedule.ops), 'op')}, "
+          f"{counted(len(violations), 'violation')}")
     return 0
 

@@ -28,8 +28,7 @@ from typing import Any, TextIO
 
 from models.errors import InputError
 from models.formats import Schedule, schedule_to_dict
-from models.targets import load_target
-from models.workload import load_workload
+from models.workload import Workload, load_workload, workload_target, workload_target_path
 from schedsearch.commands.options import (
     add_dim_option,
     add_search_options,
@@ -38,6 +37,7 @@ from schedsearch.commands.options import (
     worker_count,
 )
 from schedsearch.commands.progress import display
+from schedsearch.commands.wording import counted
 from schedsearch.engine import interrupt
 from schedsearch.output import output_dir, output_file_only, write_json, write_with
 from schedsearch.tuning.batch import (
@@ -101,12 +101,21 @@ def _options(args: argparse.Namespace) -> None:
     parse_executor(args.executor)
 
 
+def _target_from(workload: Workload, output: str) -> str:
+    """The workload's ``target`` as the tuned workload at ``output`` must name it: a
+    target file's path is relative to the file that names it."""
+    path = workload_target_path(workload)
+    if path is None:
+        return workload.target
+    return os.path.relpath(path, Path(output).parent)
+
+
 def run(args: argparse.Namespace) -> int:
     _options(args)
     if args.many is not None:
         return _run_many(args)
     workload = load_workload(args.workload, dims_of(args))
-    target = load_target(args.target or workload.target)
+    target = workload_target(workload, args.target)
     with interrupt.cooperating(), display("tune") as shown:
         result = tune(workload, target, time_limit=args.time_limit, seed=args.seed,
                       workers=args.workers, reproducible=args.reproducible,
@@ -115,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
     if interrupt.requested():  # configurations screened after the request were cut short
         raise interrupt.Interrupted
     if args.output and Path(args.output).suffix == ".toml":
-        tuned = tuned_workload(workload, result.chosen, args.target or workload.target)
+        tuned = tuned_workload(workload, result.chosen,
+                               args.target or _target_from(workload, args.output))
         text = workload_toml(tuned).encode("utf-8")
         write_with(args.output, lambda stream: stream.write(text))
     elif args.output:
@@ -153,7 +163,8 @@ def _config_text(config: dict[str, Any]) -> str:
 
 
 def _report(result: TuneResult, unit: str) -> str:
-    lines = [f"tuned {result.workload} on {result.target}: {result.screened} configurations "
+    screened = counted(result.screened, "configuration")
+    lines = [f"tuned {result.workload} on {result.target}: {screened} "
              f"screened ({result.infeasible} infeasible), {result.searched} searched"
              + (f", {result.skipped} not searched (time)" if result.skipped else "")
              + f", {result.wall_s:.1f} s"]
@@ -199,9 +210,10 @@ def _run_many(args: argparse.Namespace) -> int:
             continue
         try:
             workload = load_workload(str(path))
-            name = args.target or workload.target
+            found = None if args.target else workload_target_path(workload)
+            name = args.target or str(found or workload.target)
             if name not in targets:
-                targets[name] = load_target(name)
+                targets[name] = workload_target(workload, args.target)
         except InputError as error:
             failed[path.stem] = str(error)
             continue

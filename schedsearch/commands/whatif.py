@@ -32,7 +32,8 @@ def register(subparsers: Any) -> None:
                         help="workload file, bundled example name, or npu-problem/1 file")
     add_target_option(parser, default_from="the input's")
     add_search_options(parser, time_limit=2.0,
-                       time_help="search budget of every solve, in seconds")
+                       time_help="seconds for the whole study, shared evenly among "
+                                 "its solves (the baseline and each idealisation)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(handler=run)
 
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     problem, target = load_problem_input(args.input, args.target)
     options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers,
                            reproducible=args.reproducible)
-    result = whatif(problem, target, options=options)
+    result = whatif(problem, target, options=options, whole_limit=True)
     if args.json:
         print(json.dumps(result.as_dict(), indent=1))
     else:

@@ -13,8 +13,10 @@ from schedsearch.program.stats import Study
 __all__ = ["plot_study"]
 
 
-def plot_study(study: Study, path: str | os.PathLike[str], title: str = "") -> None:
-    """Write the CDFs of ``study``'s makespans to ``path`` (format from the suffix)."""
+def plot_study(study: Study, path: str | os.PathLike[str], title: str = "",
+               time_unit: str = "ns") -> None:
+    """Write the CDFs of ``study``'s makespans to ``path`` (format from the suffix); the
+    makespans are in the target's ``time_unit``."""
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(8.0, 4.5))
@@ -25,7 +27,7 @@ def plot_study(study: Study, path: str | os.PathLike[str], title: str = "") -> N
                 label=f"{result.policy.value} (P99 {result.percentile(99):,.0f})")
     ax.axvline(study.static_makespan, color="black", linestyle="--",
                label=f"static makespan {study.static_makespan:,}")
-    ax.set_xlabel("makespan (ticks)")
+    ax.set_xlabel(f"makespan ({time_unit})")
     ax.set_ylabel("share of runs")
     ax.set_title(title or f"{study.runs} runs, jitter {study.jitter}, seed {study.seed}")
     ax.grid(alpha=0.3)

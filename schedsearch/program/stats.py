@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from models.cost import Overheads
 from schedsearch.paths import SolveOptions
 from schedsearch.program.model import Program
 from schedsearch.program.policies import Policy, PolicyPlan, plan_policy
@@ -90,16 +91,17 @@ def summarise(planned: PolicyPlan, runs: Runs) -> PolicyRuns:
 
 def simulate(program: Program, *, runs: int = 1000, jitter: Jitter | None = None,
              seed: int = 0, policies: Sequence[Policy] = (Policy.PROGRAM,),
-             options: SolveOptions | None = None) -> Study:
+             options: SolveOptions | None = None, costs: Overheads | None = None) -> Study:
     """Run each policy ``runs`` times under the same noise (``seed``, per op name).
 
-    ``options`` bounds the solves the ``barrier`` and ``separate`` policies need.
+    ``options`` bounds the solves the ``barrier`` and ``separate`` policies need;
+    ``costs`` replaces the target's overheads (a target without ``costs``).
     """
     jitter = jitter if jitter is not None else Jitter(0.1)
     options = options if options is not None else SolveOptions(time_limit=2.0, seed=seed)
     z = noise(list(program.schedule.ops), runs, seed)
     results = []
     for policy in policies:
-        planned = plan_policy(program, policy, options)
+        planned = plan_policy(program, policy, options, costs)
         results.append(summarise(planned, run_plan(planned.plan, z, runs, jitter)))
     return Study(program.schedule.makespan, runs, seed, jitter, tuple(results))

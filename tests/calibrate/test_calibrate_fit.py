@@ -112,14 +112,18 @@ def test_held_out_rows_are_scored_per_kind_and_not_fitted(v75: Target,
     assert all(0 <= e.mape_percent <= e.worst_percent < 15 for e in report.errors)
 
 
-def test_rows_of_one_size_cannot_separate_latency_from_rate(v75: Target) -> None:
+def test_rows_of_one_size_hold_the_latency_and_fit_the_rate(v75: Target) -> None:
     rows = [Measurement("matmul", "f16", (64, 64, 64), 1, 0, "", 100.0 + i % 3, f"x:{i}")
             for i in range(10)]
     report = calibrate(v75, rows, [], sources=["s"], output="o")
     (matrix,) = report.report.groups
-    assert matrix.status is Status.UNDERDETERMINED
-    assert all(p.written is None for p in matrix.parameters)
-    assert report.target["costs"]["matrix"] == v75.costs["matrix"]
+    assert matrix.status is Status.ANCHORED
+    latency, rate = matrix.parameters
+    assert latency.held and latency.written is None
+    assert report.target["costs"]["matrix"]["latency_ns"] == v75.costs["matrix"]["latency_ns"]
+    assert rate.written is not None and rate.written != rate.prior
+    (error,) = report.report.errors
+    assert error.mape_percent < 2  # the one shape measured is predicted within its noise
 
 
 def test_simultaneous_level_is_bonferroni() -> None:
@@ -144,6 +148,6 @@ def test_a_traced_vector_kind_without_library_passes_is_fitted_but_gets_no_passe
             if m.kind in ("rmsnorm", "silu")]
     rows += [replace(row, kind="attention") for row in rows[:10]]
     engine = fit_engine(Engine.VECTOR, rows, model, 0.999)
-    names = [p.name for p in passes_parameters(rows, engine, 0.999)]
+    names = [p.name for p in passes_parameters(rows, engine, 0.999)[0]]
     assert names and not any("attention" in name for name in names)
     assert parameter_count(rows) == len(engine.parameters) + len(names)

@@ -106,3 +106,25 @@ def test_latest_writes_agrees_with_brute_force(cells: int, writes: tuple[Box, li
         else:
             assert answer is not None and answer[0] == max(ends[i] for i in touching)
             assert answer[1] in touching and ends[answer[1]] == answer[0]
+
+
+def test_axes_every_box_spans_are_set_aside() -> None:
+    """Issue 29: rank-N boxes walked 2^N corners each; an output of shape [1] * 40 is a
+    single point now, and a split along one of 64 axes is a problem of rank 1."""
+    point = ((0, 1),) * 40
+    assert partition(point, [point]) == boxes.Partition([], False, None)
+    assert partition(point, [point, point]).overlaps == [(1, 0)]
+    region = ((0, 3),) + ((0, 1),) * 63
+    halves = [((0, 1),) + ((0, 1),) * 63, ((1, 3),) + ((0, 1),) * 63]
+    assert partition(region, halves) == boxes.Partition([], False, None)
+    gap = partition(region, halves[:1])
+    assert gap.gapped and gap.gap == ((1, 3),) + ((0, 1),) * 63
+
+
+def test_more_varying_axes_than_the_grid_counts_are_swept() -> None:
+    rank = boxes.GRID_RANK + 1
+    region = ((0, 2),) * rank
+    cells = [tuple((c, c + 1) for c in corner) for corner in product((0, 1), repeat=rank)]
+    assert partition(region, cells) == boxes.Partition([], False, None)
+    assert partition(region, cells[1:]).gapped is True
+    assert partition(region, [*cells, cells[3]]).overlaps == [(len(cells), 3)]

@@ -84,12 +84,33 @@ def test_one_op_writing_the_same_bytes_twice_races() -> None:
     assert codes({"a": (3, 3, [], [(0, 8, W), (7, 9, "y")])}) == {"WRITE_RACE"}  # empty window
 
 
-def test_missing_value_tags_must_match_too() -> None:
-    doc = on_buffer({"a": (0, 10, [], [(0, 8, W)]), "r": (10, 20, [(0, 8, W)], [])})
-    del doc["problem"]["ops"]["a"]["writes"][0]["value"]
+def test_values_are_compared_only_where_both_sides_have_one() -> None:
+    """Settled 2026-12-02: ``value`` is optional on every access."""
+    doc = on_buffer({"a": (0, 10, [], [(0, 8, W)]), "r": (10, 20, [(0, 8, "other")], [])})
     assert checker.verify(doc).codes() == {"STALE_READ"}
+    del doc["problem"]["ops"]["a"]["writes"][0]["value"]
+    assert checker.verify(doc).legal
     del doc["problem"]["ops"]["r"]["reads"][0]["value"]
     assert checker.verify(doc).legal
+    doc["problem"]["ops"]["a"]["writes"][0]["value"] = W
+    assert checker.verify(doc).legal
+
+
+def test_a_read_without_a_value_still_needs_one_covering_write() -> None:
+    doc = on_buffer({"a": (0, 10, [], [(0, 4, W)]), "b": (0, 10, [], [(4, 8, W)]),
+                     "r": (10, 20, [(0, 8, W)], [])})
+    del doc["problem"]["ops"]["r"]["reads"][0]["value"]
+    assert checker.verify(doc).codes() == {"STALE_READ"}
+
+
+def test_an_ops_reads_never_see_its_own_writes() -> None:
+    """Settled 2026-12-02: a zero-length in-place update reads what the bytes held."""
+    in_place = {"a": (0, 10, [], [(0, 8, W)]), "u": (10, 10, [(0, 8, W)], [(0, 8, "y")])}
+    assert codes(in_place) == set()
+    own = {"a": (0, 10, [], [(0, 8, W)]), "u": (10, 10, [(0, 8, "y")], [(0, 8, "y")])}
+    assert codes(own) == {"STALE_READ"}
+    alone = {"u": (10, 10, [(0, 8, "y")], [(0, 8, "y")])}
+    assert codes(alone) == {"STALE_READ"}
 
 
 def test_an_inverted_read_reads_nothing() -> None:

@@ -317,6 +317,8 @@ def break_after(doc: Doc, draw: Draw) -> Doc | None:
         return None
     doc = copy.deepcopy(doc)
     a, b = draw(st.sampled_from(candidates), label="edge")
+    if a == b:
+        return None  # a self-edge is FORMAT (settled 2026-12-02)
     after = doc["problem"].setdefault("after", [])
     if [b, a] in after and draw(st.booleans(), label="reverse existing"):
         after[after.index([b, a])] = [a, b]
@@ -551,10 +553,14 @@ def break_lifetime(doc: Doc, draw: Draw) -> Doc | None:
 
 
 def break_stale_read(doc: Doc, draw: Draw) -> Doc | None:
-    """A read expecting a value other than the one its bytes hold when it starts."""
+    """A read expecting a value other than the one its bytes hold when it starts (values
+    are compared only where both sides have one, so only tagged reads of buffers whose
+    writes are all tagged qualify)."""
     p = doc["problem"]
+    untagged = {a["buffer"] for o in p["ops"].values() for a in o.get("writes", [])
+                if "buffer" in a and "value" not in a}
     reads = [(o, i) for o in _placed(doc) for i, a in enumerate(p["ops"][o].get("reads", []))
-             if "buffer" in a]
+             if "buffer" in a and "value" in a and a["buffer"] not in untagged]
     if not reads:
         return None
     doc = copy.deepcopy(doc)

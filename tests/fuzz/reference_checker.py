@@ -209,6 +209,7 @@ def _structure(doc: Any) -> None:
     for edge in p.get("after", []):
         _need(isinstance(edge, list) and len(edge) == 2, "edge")
         _need(all(isinstance(e, str) and e in ops for e in edge), "edge names")
+        _need(edge[0] != edge[1], "an edge from an op to itself")
 
     for n, x in _names(d["ops"], "$.ops").items():
         _obj(x, {"mode", "start", "end"}, {"units", "meta"}, f"$.ops.{n}")
@@ -442,14 +443,17 @@ def reference_codes(doc: Any) -> set[str]:
             if "buffer" not in a:
                 continue
             want = byte_set(a)
-            touching = [w for w in writes if w[1] == a["buffer"] and w[2] & want]
+            # an op's reads never see its own writes
+            touching = [w for w in writes if w[1] == a["buffer"] and w[2] & want and w[0] != r]
             done = [w for w in touching if w[5] <= pr["start"]]
             if not done:
                 codes.add("STALE_READ")
                 continue
             last_end = max(w[5] for w in done)
             last = [w for w in done if w[5] == last_end]
-            if len(last) != 1 or not want <= last[0][2] or last[0][3] != a.get("value"):
+            values = (last[0][3], a.get("value"))
+            if len(last) != 1 or not want <= last[0][2] or \
+                    None not in values and values[0] != values[1]:
                 codes.add("STALE_READ")
                 continue
             for w in touching:

@@ -115,9 +115,43 @@ def test_dim_is_refused_for_a_workload_file(capsys: pytest.CaptureFixture[str],
     assert code == 2 and "--dim applies to ONNX models only" in err
 
 
-def test_an_f32_matmul_is_refused_for_the_matrix_engine(
+def test_an_f32_product_runs_in_f16_on_a_matrix_engine_without_f32(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    model = save(tmp_path, [node("MatMul", ["x", "w"], ["y"])], {"x": [32, 32]}, {"y": [32, 32]},
-                 [initializer("w", [32, 32], F32)], dtype=F32)
+    model = save(tmp_path, [node("MatMul", ["x", "w"], ["y"], name="mm")], {"x": [32, 32]},
+                 {"y": [32, 32]}, [initializer("w", [32, 32], F32)], dtype=F32)
+    code, out, _ = run(capsys, "tile", model)
+    problem = json.loads(out)
+    assert code == 0
+    assert [(t["kind"], t["params"].get("dtype"), t["params"].get("to")) for t in
+            problem["tasks"].values()] == [("cast", "f32", "f16"), ("gemm", "f16", None),
+                                           ("cast", "f16", "f32")]
+    assert problem["tensors"]["w"]["dtype"] == "f16" and problem["tensors"]["y"]["dtype"] == "f32"
+
+
+def test_an_f32_product_of_two_activations_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = save(tmp_path, [node("Relu", ["z"], ["r"]), node("MatMul", ["x", "r"], ["y"])],
+                 {"x": [32, 32], "z": [32, 32]}, {"y": [32, 32]}, dtype=F32)
     code, _, err = run(capsys, "tile", model)
-    assert code == 2 and "DTYPE" in err and "does not take f32" in err
+    assert code == 2 and err.count("\n") == 1 and "f32 product of two activations" in err
+
+
+def test_import_writes_the_workload_and_prints_the_table(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "w.toml"
+    code, printed, _ = run(capsys, "import", decoder_block(tmp_path), "--dim", "seq=64",
+                           "-o", str(out))
+    assert code == 0 and "ONNX op type" in printed and "Softmax" in printed
+    again, _, err = run(capsys, "tile", str(out))
+    assert again == 0, err
+
+
+def test_import_refuses_an_unknown_op_unless_told_to_price_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = save(tmp_path, [node("Erf", ["x"], ["y"], name="e1")], {"x": [8, 8]}, {"y": [8, 8]})
+    out = tmp_path / "w.toml"
+    code, _, err = run(capsys, "import", model, "-o", str(out))
+    assert code == 2 and err.count("\n") == 1 and "'e1'" in err and not out.exists()
+    code, printed, _ = run(capsys, "import", model, "--unknown", "vector", "-o", str(out))
+    assert code == 0 and "Erf" in printed and "vector pass (--unknown vector) 1" in printed
+    assert 'kind = "vector"' in out.read_text()

@@ -134,3 +134,18 @@ def test_schedule_violations_come_first_with_paths_under_schedule() -> None:
     report = verify_program(program)
     assert [v.code for v in report.violations] == ["FORMAT", "MAKESPAN"]
     assert report.violations[0].message.startswith("$.schedule.meta: ")
+
+
+def test_a_huge_lane_costs_nothing_until_used_and_missing_queues_are_one_violation() -> None:
+    """Issue 29: a lane of 10^9 units took one table entry per unit, and 10^5 units
+    without a queue were 99,999 violations. Now: one violation per lane, naming the
+    units some op holds first."""
+    doc = lowered(schedule_doc({"a": ("DMA.0", 0, 10, [], []), "b": ("DMA.1", 10, 20, [], [])}))
+    doc["schedule"]["target"]["lanes"]["DMA"] = 10**9
+    assert verify_program(doc).legal is False
+    del doc["queues"]["DMA.1"]
+    report = verify_program(doc)
+    missing = [v for v in report.violations if v.code == "PROGRAM_FORMAT"]
+    assert len(missing) == 1, missing
+    assert "DMA.1, DMA.2, DMA.3 and 999999996 more" in missing[0].message
+    assert missing[0].ops == ("b",)

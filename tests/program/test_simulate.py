@@ -148,3 +148,72 @@ def test_a_target_without_dispatch_cost_is_read_with_the_event_cost() -> None:
     read = overheads(dataclasses.replace(target, costs=costs))
     assert (read.dispatch_ns, read.event_ns) == (500, 500)
     assert overheads(target).dispatch_ns == 1000
+
+
+def _tiny_file(tmp_path, target_costs: dict | None = None) -> str:
+    document = program_to_dict(tiny_program())
+    if target_costs is not None:
+        document["schedule"]["target"]["costs"] = target_costs
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(document))
+    return str(path)
+
+
+@pytest.mark.parametrize(("option", "words"), [
+    (["--seed", "-1"], "--seed: must be from 0 to 9223372036854775807"),
+    (["--seed", str(10**23)], "--seed: must be from 0 to 9223372036854775807"),
+    (["--runs", "100000000000"], "--runs: must be from 1 to 1,000,000"),
+    (["--runs", "1e9"], "--runs: not a whole number: '1e9'"),
+    (["--jitter", "FOO=0.1"], "FOO is not a lane kind of target"),
+    (["--jitter", "HMX=x"], "--jitter: 'HMX=x' is not CV or KIND=CV"),
+    (["--time-limit", "1e9"], "--time-limit: must be at most")])
+def test_simulate_refuses_a_bad_option_in_one_line(
+        tmp_path, capsys, option: list[str], words: str) -> None:
+    assert main(["simulate", _tiny_file(tmp_path), *option]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and words in error, error
+    assert "_runs" not in error and "Traceback" not in error
+
+
+def test_simulate_runs_a_target_without_costs_with_no_overheads_and_says_so(
+        tmp_path, capsys) -> None:
+    """``costs`` is optional in the format and simulation needs only the overheads."""
+    assert main(["simulate", _tiny_file(tmp_path, {}), "--runs", "20", "--jitter", "0",
+                 "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "has no costs: launch, event, barrier and dispatch overheads taken as 0" in \
+        captured.err
+    (result,) = json.loads(captured.out)["policies"]
+    assert result["p50"] == 10 + 10  # a, then b as soon as a ends: no launch, no event
+
+
+def test_simulate_needs_only_the_overheads_of_the_costs(tmp_path, capsys) -> None:
+    costs = {"overheads": {"launch_ns": 100, "event_ns": 5, "barrier_ns": 7}}
+    assert main(["simulate", _tiny_file(tmp_path, costs), "--runs", "20", "--jitter", "0",
+                 "--json"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)["policies"]
+    assert result["p50"] == 100 + 10 + 5 + 10  # launch, a, event, b
+
+
+def test_simulate_refuses_more_op_runs_than_it_can_hold(tmp_path, capsys) -> None:
+    _, lowering = searched("rmsnorm-gemm-chain-v75")
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(program_to_dict(lowering.program)))
+    assert main(["simulate", str(path), "--runs", "1000000"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "is more than 20,000,000 op runs; at most" in error
+
+
+def test_simulate_plot_says_what_it_wrote_with_the_time_unit(tmp_path, capsys,
+                                                            monkeypatch) -> None:
+    labels: list[str] = []
+    from matplotlib.axes import Axes
+
+    real = Axes.set_xlabel
+    monkeypatch.setattr(Axes, "set_xlabel",
+                        lambda ax, label, *a, **k: labels.append(label) or real(ax, label))
+    picture = tmp_path / "cdf.png"
+    assert main(["simulate", _tiny_file(tmp_path), "--runs", "20", "--plot",
+                 str(picture)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"wrote {picture}"
+    assert picture.stat().st_size > 0 and labels == ["makespan (ns)"]

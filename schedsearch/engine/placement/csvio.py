@@ -17,8 +17,9 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from models.errors import InputError
+from models.errors import InputError, shortened
 from models.files import write_text_atomic
+from models.jsonio import utf8_text
 from schedsearch.engine.placement.problem import PlacementBuffer, check_buffers
 
 __all__ = ["read_csv", "parse_csv", "write_csv", "REQUIRED_COLUMNS", "OPTIONAL_COLUMNS"]
@@ -33,13 +34,11 @@ def read_csv(path: str | os.PathLike[str]) -> list[PlacementBuffer]:
     if Path(path).is_dir():
         raise InputError("is a directory, not a file", source=source, path="$", rule="FILE")
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
     except OSError as error:
         raise InputError(f"cannot read: {error.strerror}", source=source, path="$",
                          rule="FILE") from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", source=source, path="line 0") from None
-    return parse_csv(text, source)
+    return parse_csv(utf8_text(data, source, "FORMAT", path="line"), source)
 
 
 def parse_csv(text: str, source: str = "<csv>") -> list[PlacementBuffer]:
@@ -53,7 +52,7 @@ def parse_csv(text: str, source: str = "<csv>") -> list[PlacementBuffer]:
     where = f"line {header_at + 1}"
     for name in columns:
         if name not in REQUIRED_COLUMNS + OPTIONAL_COLUMNS:
-            raise InputError(f"unknown column {name!r}; expected "
+            raise InputError(f"unknown column {shortened(name)}; expected "
                              f"{','.join(REQUIRED_COLUMNS)}[,alignment][,offset]",
                              source=source, path=where)
     if len(set(columns)) != len(columns):

@@ -1,0 +1,81 @@
+"""Does ``--time-limit`` bound the whole command? Each search command's wall time per limit.
+
+A user reads ``--time-limit`` as the budget of the whole command (issue 31, item 4). This
+runs each command as a user would (``python -m schedsearch ...`` in a fresh process,
+so imports count too) at each limit and prints its wall time against the goal of
+``1.1 x limit + 1 s``, with ``over`` where it is missed. Figures, not pass/fail;
+timings on a shared machine are noisy, so the load average is printed beside them.
+
+    python -m benchmarks.bench_limits                              # every command, 0.5..10 s
+    python -m benchmarks.bench_limits --limits 1 2 --commands compare tune
+    python -m benchmarks.bench_limits --workload qwen2.5-0.5b-decode-v75
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+#: The limits of the issue, in seconds.
+LIMITS = (0.5, 1.0, 2.0, 5.0, 10.0)
+#: Each search command and its arguments beside the workload and the limit.
+COMMANDS: dict[str, list[str]] = {
+    "solve": ["solve", "{workload}", "-o", "{out}/s.json"],
+    "compare": ["compare", "{workload}"],
+    "chain": ["chain", "{workload}"],
+    "whatif": ["whatif", "{workload}"],
+    "tune": ["tune", "{workload}"],
+}
+#: A workload every command takes: two chained tasks (an edge for chain, a pair to tune).
+WORKLOAD = "rmsnorm-gemm-chain-v75"
+
+
+def goal(limit: float) -> float:
+    """The wall time a command given ``limit`` should stay within."""
+    return 1.1 * limit + 1.0
+
+
+def wall_time(command: str, workload: str, limit: float) -> tuple[float, int]:
+    """Seconds ``schedsearch COMMAND`` took at ``limit``, and its exit status."""
+    with tempfile.TemporaryDirectory() as out:
+        argv = [word.format(workload=workload, out=out) for word in COMMANDS[command]]
+        begin = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "schedsearch", *argv, "--time-limit",
+                               f"{limit:g}"], capture_output=True, text=True, check=False,
+                              env={**os.environ, "PYTHONPATH": str(Path.cwd())})
+        return time.perf_counter() - begin, done.returncode
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_limits",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--limits", type=float, nargs="+", default=list(LIMITS))
+    parser.add_argument("--commands", nargs="+", choices=list(COMMANDS),
+                        default=list(COMMANDS))
+    parser.add_argument("--workload", default=WORKLOAD)
+    args = parser.parse_args(argv)
+    print(f"workload {args.workload}; load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores; goal 1.1 x limit + 1 s")
+    begin = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "schedsearch", "targets"], capture_output=True,
+                   check=False, env={**os.environ, "PYTHONPATH": str(Path.cwd())})
+    print(f"startup (schedsearch targets): {time.perf_counter() - begin:.1f} s")
+    print(f"{'command':<9}{'limit':>7}{'wall':>8}{'goal':>8}  verdict")
+    for command in args.commands:
+        for limit in args.limits:
+            seconds, status = wall_time(command, args.workload, limit)
+            verdict = f"exit {status}" if status != 0 else \
+                "ok" if seconds <= goal(limit) else "over"
+            print(f"{command:<9}{limit:>7g}{seconds:>8.1f}{goal(limit):>8.1f}  {verdict}",
+                  flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
