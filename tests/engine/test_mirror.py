@@ -30,7 +30,7 @@ def reversed_problem(problem: Problem) -> Problem:
 
 @pytest.mark.slow
 @given(seed=st.integers(0, 10_000))
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(1.0), deadline=None)
 def test_a_schedule_run_backwards_is_legal_for_the_problem_with_reversed_dependencies(
         seed: int) -> None:
     problem, tgt = random_rcpsp(seed)
