@@ -20,15 +20,17 @@ and ``Gemm`` (``transA``, ``transB``; a bias ``C`` becomes an ``add``) -> ``gemm
 ``softmax``; ``Add``, ``Sub``, ``Mul``, ``Div`` -> ``binary`` (the second operand full,
 a row, a column or a scalar; the broadcast one may come first); ``Sigmoid``, ``Relu``,
 ``Gelu``, ``Tanh`` and the SiLU pattern -> ``elementwise``; ``Transpose`` ->
-``transpose``; ``Cast`` -> ``cast``; the rotary pattern -> ``rope`` (reading the
-projection's token-major storage: the head ``Transpose`` before it is a view); the
-attention pattern -> ``attention`` (its cache ``Concat`` reads the past input from DDR;
-the new rows are its producer's); an embedding ``Gather`` -> ``gather``; an f32 product
-on a matrix engine without f32 -> ``cast``, ``gemm`` in f16, ``cast``. Nodes no graph
-output depends on once patterns are fused (a mask built from an input) are listed as
-unused. Anything else: one line naming the node, its op type and this list (rule
-``ONNX``), or with ``unknown="vector"`` a generic ``vector`` task. Blocks are those of
-the bundled decoder layers.
+``transpose``; ``Cast`` -> ``cast``; ``MatMulNBits`` and ``MatMul`` of a
+``DequantizeLinear``'d int8 weight -> ``gemm`` streaming the weight at its stored width
+(``b_bits``); ``QuantizeLinear`` / ``DequantizeLinear`` of an activation -> ``cast``;
+the rotary pattern -> ``rope`` (reading the projection's token-major storage: the head
+``Transpose`` before it is a view); the attention pattern -> ``attention`` (its cache
+``Concat`` reads the past input from DDR; the new rows are its producer's); an embedding
+``Gather`` -> ``gather``; an f32 product on a matrix engine without f32 -> ``cast``,
+``gemm`` in f16, ``cast``. Nodes no graph output depends on once patterns are fused (a
+mask built from an input) are listed as unused. Anything else: one line naming the node,
+its op type and this list (rule ``ONNX``), or with ``unknown="vector"`` a generic
+``vector`` task. Blocks are those of the bundled decoder layers.
 """
 
 from __future__ import annotations
@@ -159,6 +161,8 @@ def _gemm(low: _Lowering, node: Node) -> None:
         K, N = vb.shape[-2:]
         if node.attrs.get("transB"):  # a weight read transposed (patterns: weight transpose)
             (N, K), params["trans_b"] = vb.shape, 1
+        if node.attrs.get("b_bits"):  # an int8 weight behind DequantizeLinear (patterns)
+            params["b_bits"] = int(node.attrs["b_bits"])
         if "b_col0" in node.attrs:  # one part of a fused projection (patterns)
             N = out.shape[-1]
             params.update(b_col0=node.attrs["b_col0"], b_cols=node.attrs["b_cols"])
@@ -188,6 +192,34 @@ def _gemm(low: _Lowering, node: Node) -> None:
     low.add(node, "binary", {"rows": rows, "cols": cols, "dtype": out.dtype, "fn": "add",
                              "x": product, "y": c, "broadcast": form,
                              "out": low.storage(out.name)})
+
+
+def _matmul_nbits(low: _Lowering, node: Node) -> None:
+    """ONNX Runtime's ``MatMulNBits(a, B, scales[, zero points])``: ``B`` is ``[N, K]``
+    quantised to ``bits`` (4 or 8), packed along K -> a ``gemm`` reading it transposed
+    at its stored width (``b_bits``), dequantising each block."""
+    a, va = low.read(node, 0)
+    out = low.graph.value(node.outputs[0], node)
+    bits, K, N = (int(node.attrs.get(key, 0)) for key in ("bits", "K", "N"))
+    weight = node.inputs[1]
+    if bits not in (4, 8) or weight not in low.graph.inputs or va.shape[-1:] != (K,):
+        raise low.fail(node, f"only 4- or 8-bit weights of a graph initializer, K = {K} "
+                             f"matching A's last dimension, are supported (bits {bits})")
+    if out.dtype not in low.matrix:
+        raise low.fail(node, f"the matrix engine takes no {out.dtype}")
+    low.add(node, "gemm", {"dtype": out.dtype, "a": a, "b": weight, "M": math.prod(
+        va.shape[:-1]), "N": N, "K": K, "trans_b": 1, "b_bits": bits,
+        "out": low.storage(out.name)})
+
+
+def _quantise(low: _Lowering, node: Node) -> None:
+    """``QuantizeLinear`` / ``DequantizeLinear`` of an activation: a ``cast`` to the
+    output's type (the scale and zero point ride in the same pass)."""
+    x, vx = low.read(node, 0)
+    out = low.graph.value(node.outputs[0], node)
+    rows, cols = _rows_cols(out.shape)
+    low.add(node, "cast", {"rows": rows, "cols": cols, "dtype": vx.dtype, "to": out.dtype,
+                           "x": x, "out": low.storage(out.name)})
 
 
 def _gemm_in_f16(low: _Lowering, node: Node, params: dict[str, Any], va: Value,
@@ -394,7 +426,8 @@ _LOWER: dict[str, Callable[[_Lowering, Node], None]] = {
     "MatMul": _gemm, "Gemm": _gemm, **{op: _binary for op in _BINARY},
     **{op: _rowwise for op in (*_ACTIVATIONS, "Softmax", "Cast", "LayerNormalization",
                                 *_RMSNORMS)},
-    ROPE: _rope, ATTENTION: _attention, "Gather": _gather}
+    ROPE: _rope, ATTENTION: _attention, "Gather": _gather, "MatMulNBits": _matmul_nbits,
+    "QuantizeLinear": _quantise, "DequantizeLinear": _quantise}
 #: The op types an imported model may use (the fused patterns aside).
 SUPPORTED = tuple(sorted({*_LOWER, *VIEWS, "Transpose", "Constant"}
                          - {SILU, RMSNORM, ROPE, ATTENTION}))

@@ -8,6 +8,9 @@
   operand order, the weight itself possibly behind a ``Cast`` -> ``RMSNorm(x[, weight])``.
 - A weight transposed for a product: ``MatMul(a, Transpose(W))`` of a 2-D initializer
   ``W`` -> ``MatMul`` with ``transB`` (the GEMM reads ``W`` transposed; nothing is copied).
+- A quantised weight: ``MatMul(a, DequantizeLinear(W))`` of an int8 initializer ``W``
+  (ONNX Runtime's QDQ form) -> ``MatMul(a, W)`` with ``b_bits`` 8: the GEMM streams ``W``
+  at its stored width and dequantises each block on the vector engine.
 - A fused projection: a product of a weight read only by ``Slice`` nodes along its last
   axis (Phi-3's ``qkv_proj`` and ``gate_up_proj``) -> one ``MatMul`` per slice, reading
   its columns of the weight (``b_col0``).
@@ -191,6 +194,22 @@ def _weight_transpose(index: _Index, matmul: Node) -> tuple[Node, list[Node]] | 
     fused = Node(matmul.name, "MatMul", (matmul.inputs[0], weight), matmul.outputs,
                  {"transB": 1}, matmul.label)
     return fused, [transpose, matmul]
+
+
+def _dequantised_weight(index: _Index, matmul: Node) -> tuple[Node, list[Node]] | None:
+    if matmul.op_type != "MatMul" or len(matmul.inputs) != 2:
+        return None
+    dq = index.producer.get(matmul.inputs[1])
+    if dq is None or dq.op_type != "DequantizeLinear":
+        return None
+    weight = dq.inputs[0]
+    if (weight not in index.graph.inputs or len(index.graph.shapes.get(weight) or ()) != 2
+            or index.graph.types.get(weight) not in (2, 3)  # uint8, int8
+            or not index.only_use(dq.outputs[0], matmul)):
+        return None
+    fused = Node(matmul.name, "MatMul", (matmul.inputs[0], weight), matmul.outputs,
+                 {"b_bits": 8}, matmul.label)
+    return fused, [dq, matmul]
 
 
 def _slice_half(index: _Index, value: str, x: str) -> tuple[int, int, Node] | None:
@@ -507,10 +526,11 @@ def fuse(graph: Graph) -> tuple[list[Node], dict[str, tuple[str, ...]]]:
     nodes = list(graph.nodes)
     sources: dict[str, tuple[str, ...]] = {}
     steps = ((_rmsnorm, "ReduceMean"), (_silu, "Mul"), (_weight_transpose, "MatMul"),
-             (_rope, "Add"), (_attention, "Softmax"), (_onnx_attention, "Attention"))
+             (_dequantised_weight, "MatMul"), (_rope, "Add"), (_attention, "Softmax"),
+             (_onnx_attention, "Attention"))
     for step, (matcher, anchor) in enumerate(steps):
         index = _Index(graph, nodes)
-        if step == 3:  # after the weight transposes, before what reads the projections
+        if step == 4:  # after the weight transposes, before what reads the projections
             nodes = _split_products(index, nodes, sources)
             index = _Index(graph, nodes)
         replaced: dict[int, Node | None] = {}
