@@ -41,9 +41,6 @@ NOT_YET = {
     "phi3-model": "as phi3-layer",
     "gemma2-layer": "Gemma-2's attention (soft-capping, sliding window) is not traced",
     "gemma2-model": "as gemma2-layer",
-    "gemma2-mlp-prefill-dynamo-op20": "Gemma-2's decomposed RMSNorm scales by (1 + weight) "
-                                      "in f32 before its Cast back: rmsnorm has no output type",
-    "gemma2-mlp-prefill-torchscript": "as gemma2-mlp-prefill-dynamo-op20",
 }
 #: TorchScript merges identical initializers: one norm weight read by an f16 and an f32
 #: RMSNorm, and the rmsnorm kind reads its weight in its input's type.

@@ -97,19 +97,23 @@ def test_a_weight_is_never_folded_even_inline(tmp_path: Path) -> None:
     assert [n.op_type for n in graph.nodes] == ["Cast", "Cast", "MatMul"]
 
 
-@pytest.mark.parametrize("weight", ["after", "cast", "none"])
+@pytest.mark.parametrize("weight", ["after", "cast", "none", "f32"])
 def test_transformers_rmsnorm_forms(tmp_path: Path, weight: str) -> None:
     nodes = [node("Cast", ["x"], ["xf"], to=F32), node("Pow", ["xf", "two"], ["sq"]),
              node("ReduceMean", ["sq", "axes"], ["ms"], keepdims=1),
              node("Add", ["ms", "eps"], ["v"]), node("Sqrt", ["v"], ["r"]),
-             node("Reciprocal", ["r"], ["i"]), node("Mul", ["xf", "i"], ["n"]),
-             node("Cast", ["n"], ["n16" if weight != "none" else "y"], to=F16)]
+             node("Reciprocal", ["r"], ["i"]), node("Mul", ["xf", "i"], ["n"])]
+    if weight == "f32":  # Gemma-2: scaled by its (1 + weight) in f32, then the Cast back
+        nodes += [node("Mul", ["n", "w"], ["nw"]), node("Cast", ["nw"], ["y"], to=F16)]
+    else:
+        nodes.append(node("Cast", ["n"], ["n16" if weight != "none" else "y"], to=F16))
     if weight == "after":
         nodes.append(node("Mul", ["w", "n16"], ["y"]))
     elif weight == "cast":
         nodes += [node("Cast", ["w"], ["wc"], to=F16), node("Mul", ["n16", "wc"], ["y"])]
     inits = [initializer("two", [], F32, 2.0), initializer("eps", [], F32, 1e-6),
-             initializer("axes", [1], TensorProto.INT64, [-1]), initializer("w", [512])]
+             initializer("axes", [1], TensorProto.INT64, [-1]),
+             initializer("w", [512], F32 if weight == "f32" else F16)]
     # 512 elements: a weight, never folded (a Cast of it stays for the pattern)
     path = save(tmp_path, nodes, {"x": [1, 16, 512]}, {"y": [1, 16, 512]}, inits)
     [(kind, p)] = tasks(path)
