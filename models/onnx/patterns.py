@@ -5,7 +5,9 @@
   axis -> ``Add(eps)`` -> ``Sqrt`` -> ``Div(x, .)``, or ``Reciprocal`` / ``Div(1, .)``
   then ``Mul(x, .)``; optionally a ``Cast`` to f32 before and a ``Cast`` back after (as
   transformers computes it), then optionally ``Mul`` by a ``[cols]`` weight, in either
-  operand order, the weight itself possibly behind a ``Cast`` -> ``RMSNorm(x[, weight])``.
+  operand order, the weight itself possibly behind a ``Cast``, the ``Cast`` back possibly
+  after the weight ``Mul`` (Gemma-2 scales by its folded ``1 + weight`` in f32) ->
+  ``RMSNorm(x[, weight])``.
 - A weight transposed for a product: ``MatMul(a, Transpose(W))`` of a 2-D initializer
   ``W`` -> ``MatMul`` with ``transB`` (the GEMM reads ``W`` transposed; nothing is copied).
 - A quantised weight: ``MatMul(a, DequantizeLinear(W))`` of an int8 initializer ``W``
@@ -173,6 +175,11 @@ def _rmsnorm(index: _Index, mean: Node) -> tuple[Node, list[Node]] | None:
             inputs = (source, weight)
             matched += [*cast_w, scale]
             last = scale
+    if cast_in and cast_out is None:  # scaled in f32, then back (Gemma-2: by 1 + weight)
+        back = index.single(last.outputs[0], ("Cast",))
+        if back is not None and int(back.attrs.get("to", 0)) == index.graph.types.get(source):
+            matched.append(back)
+            last = back
     if not _closed(index, matched, last):
         return None
     fused = Node(last.name, RMSNORM, inputs, last.outputs,
