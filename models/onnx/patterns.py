@@ -377,6 +377,17 @@ def _back_to_tokens(index: _Index, out: str, walked: list[Node]) -> Node | None:
     return back
 
 
+def _sliced_out(index: _Index, value: str, walked: list[Node]) -> bool:
+    """``value`` is read by ``walked`` nodes and by whole ``Slice``s giving graph outputs,
+    at least one (Phi-3's present cache: ``states[:, :, -window:]`` of a shorter cache)."""
+    ids = {id(n) for n in walked}
+    others = [n for n in index.consumers[value] if id(n) not in ids]
+    return bool(others) and all(
+        n.op_type == "Slice" and n.outputs[0] in index.graph.outputs
+        and index.graph.shapes.get(n.outputs[0]) == index.graph.shapes.get(value) is not None
+        for n in others)
+
+
 def _fused_attention(index: _Index, last: Node, walked: list[Node], q: str, k_heads: str,
                      v_heads: str, mask: str, causal: int) -> tuple[Node, list[Node]] | None:
     """The attention node for traced operands (``last``, the transpose back to tokens,
@@ -399,8 +410,9 @@ def _fused_attention(index: _Index, last: Node, walked: list[Node], q: str, k_he
     # every walked node's value stays inside the match, but the present cache (a cache
     # Concat, or a view of the new keys or values) may be a graph output
     allowed = frozenset(n.outputs[0] for n in walked
-                        if n.op_type == "Concat" or (n.op_type in _HEAD_VIEWS
-                                                     and n.outputs[0] in index.graph.outputs))
+                        if n.op_type == "Concat" or (n.op_type in _HEAD_VIEWS and (
+                            n.outputs[0] in index.graph.outputs
+                            or _sliced_out(index, n.outputs[0], walked))))
     if not _closed(index, walked, last, allowed):
         return None
     attrs = {"heads": heads, "kv_heads": kv_heads, "head_dim": head_dim, "q_len": q_len,

@@ -67,10 +67,13 @@ class _Graph:
 
 
 def decoder_layer(tmp: Path, *, hidden: int = 256, heads: int = 4, kv_heads: int = 2,
-                  intermediate: int = 512, past: int = 0, name: str = "layer") -> str:
+                  intermediate: int = 512, past: int = 0, window: int = 0,
+                  name: str = "layer") -> str:
     """Write the layer to ``tmp/<name>.onnx``: input ``x`` ``[1, seq, hidden]`` (``seq``
     symbolic), with ``past`` > 0 inputs ``past_key``/``past_value`` ``[1, kv_heads, past,
-    head_dim]`` and outputs ``present_key``/``present_value``."""
+    head_dim]`` and outputs ``present_key``/``present_value``; with ``window`` > 0 (and no
+    past) outputs ``present_key``/``present_value`` as Phi-3 writes its cache: the last
+    ``window`` rows of the keys and values, a ``Slice``."""
     g = _Graph()
     d = hidden // heads
     group = heads // kv_heads
@@ -113,6 +116,11 @@ def decoder_layer(tmp: Path, *, hidden: int = 256, heads: int = 4, kv_heads: int
         g.nodes.append(helper.make_node("Identity", [v], ["present_value"]))
         outputs = [("present_key", [1, kv_heads, "total", d]),
                    ("present_value", [1, kv_heads, "total", d])]
+    elif window:
+        for x, out in ((k, "present_key"), (v, "present_value")):
+            g.nodes.append(helper.make_node("Slice", [x, g.const([-window]), g.const(
+                [2 ** 62]), g.const([2])], [out], name=out))
+        outputs = [(n, [1, kv_heads, "seq", d]) for n in ("present_key", "present_value")]
 
     def repeat(x: str) -> str:
         shape = g.op("Shape", [x])

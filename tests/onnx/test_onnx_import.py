@@ -125,6 +125,15 @@ def test_transformers_rmsnorm_forms(tmp_path: Path, weight: str) -> None:
     assert any(name.endswith(".ldW") for name in problem.ops) == (weight != "none")
 
 
+def test_a_present_cache_sliced_from_the_new_keys_is_no_copy(tmp_path: Path) -> None:
+    # Phi-3 writes its prefill cache as the last `window` rows of K and V (all of them
+    # when the prompt is shorter): whole Slices of what attention reads
+    plain = [(kind, p.get("q_len")) for kind, p in tasks(decoder_layer(tmp_path), **PREFILL)]
+    sliced = decoder_layer(tmp_path, window=2048, name="sliced")
+    assert [(kind, p.get("q_len")) for kind, p in tasks(sliced, **PREFILL)] == plain
+    assert ("attention", PREFILL["seq"]) in plain
+
+
 def tiled_problem(path: str):
     workload, _ = import_onnx(path, {})
     return tile(workload, load_target("hexagon-v75"))
