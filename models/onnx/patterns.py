@@ -24,8 +24,9 @@
   ``Attention(q, k, v[, k_cache, v_cache])``. Q, K and V are traced back through the
   head views (``Reshape``, ``Transpose``, ``Unsqueeze``), repeat-kv (``Unsqueeze``,
   ``Expand``, ``Reshape``: a view, every query head of a group reads its KV head) and
-  the KV-cache ``Concat`` of a graph input with the new keys (the cache is read from
-  DDR; the new rows are what the projection, or the rotary embedding, writes). ONNX's own
+  the KV-cache ``Concat`` of a graph input (or of a whole ``Slice`` of one) with the
+  new keys (the cache is read from DDR; the new rows are what the projection, or the
+  rotary embedding, writes); a present cache that is a whole ``Slice`` of them is a view. ONNX's own
   ``Attention`` (opset 23) on 4-D operands is traced the same way.
 
 A pattern matches only when every intermediate value is used by the pattern alone (and
@@ -324,13 +325,17 @@ def _sanitised(index: _Index, probs: str, walked: list[Node]) -> str:
 def _cache(index: _Index, value: str, walked: list[Node]) -> tuple[str, str, int]:
     """``(new rows, cache input or "", past length)`` of a traced K or V."""
     node = index.producer.get(value)
-    if (node is not None and node.op_type == "Concat" and len(node.inputs) == 2
-            and node.inputs[0] in index.graph.inputs):
-        shape = index.graph.shapes.get(node.inputs[0]) or ()
-        rank = len(shape)
-        if rank == 4 and int(node.attrs.get("axis", 0)) % rank == 2:
-            walked.append(node)
-            return _trace(index, node.inputs[1], walked), node.inputs[0], shape[2]
+    if node is None or node.op_type != "Concat" or len(node.inputs) != 2:
+        return value, "", 0
+    past, whole = node.inputs[0], index.producer.get(node.inputs[0])
+    if (whole is not None and whole.op_type == "Slice"  # Phi-3: past[:, :, -window:]
+            and index.graph.shapes.get(whole.inputs[0]) == index.graph.shapes.get(past)):
+        past = whole.inputs[0]
+    shape = index.graph.shapes.get(past) or ()
+    rank = len(shape)
+    if past in index.graph.inputs and rank == 4 and int(node.attrs.get("axis", 0)) % rank == 2:
+        walked += [node] if past == node.inputs[0] else [whole, node]
+        return _trace(index, node.inputs[1], walked), past, shape[2]
     return value, "", 0
 
 

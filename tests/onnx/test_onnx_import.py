@@ -125,13 +125,16 @@ def test_transformers_rmsnorm_forms(tmp_path: Path, weight: str) -> None:
     assert any(name.endswith(".ldW") for name in problem.ops) == (weight != "none")
 
 
-def test_a_present_cache_sliced_from_the_new_keys_is_no_copy(tmp_path: Path) -> None:
-    # Phi-3 writes its prefill cache as the last `window` rows of K and V (all of them
-    # when the prompt is shorter): whole Slices of what attention reads
-    plain = [(kind, p.get("q_len")) for kind, p in tasks(decoder_layer(tmp_path), **PREFILL)]
-    sliced = decoder_layer(tmp_path, window=2048, name="sliced")
-    assert [(kind, p.get("q_len")) for kind, p in tasks(sliced, **PREFILL)] == plain
-    assert ("attention", PREFILL["seq"]) in plain
+def test_a_cache_sliced_to_its_window_is_no_copy(tmp_path: Path) -> None:
+    # Phi-3 keeps the last `window` rows of the past and of the present K and V (all of
+    # them when the cache is shorter): whole Slices, views of what attention reads
+    for past, dims in ((0, PREFILL), (1, DECODE)):
+        plain = tasks(decoder_layer(tmp_path, past=past), **dims)
+        sliced = tasks(decoder_layer(tmp_path, past=past, window=2048, name="sliced"), **dims)
+        assert [kind for kind, _ in sliced] == [kind for kind, _ in plain]
+        [attention] = [p for kind, p in sliced if kind == "attention"]
+        assert (attention["q_len"], attention["past"]) == (dims["seq"], dims.get("past", 0))
+        assert (attention["k_cache"] == "past_key") == bool(past)
 
 
 def tiled_problem(path: str):
