@@ -17,7 +17,8 @@
   axis (Phi-3's ``qkv_proj`` and ``gate_up_proj``) -> one ``MatMul`` per slice, reading
   its columns of the weight (``b_col0``).
 - Rotary embedding: ``x * cos + rotate_half(x) * sin``, ``rotate_half(x)`` being
-  ``Concat(Neg(Slice(x, d/2:)), Slice(x, :d/2))`` -> ``RoPE(x, cos, sin)``.
+  ``Concat(Neg(Slice(x, d/2:)), Slice(x, :d/2))`` -> ``RoPE(x, cos, sin)``; ``x`` may be
+  a whole ``Slice`` of the heads (TorchScript's Phi-3: ``q[..., :rotary_dim]``).
 - Attention: ``MatMul(Q, Transpose(K))`` -> scalings (``Mul``/``Div``, on the product or
   on Q and K) -> an additive mask (``Add``) or a ``Where`` -> ``Softmax`` over the last
   axis (Casts around it allowed) -> ``MatMul(., V)`` -> ``Transpose`` back to tokens ->
@@ -262,10 +263,15 @@ def _rope(index: _Index, add: Node) -> tuple[Node, list[Node]] | None:
                         or first[:2] != (0, cols // 2) or second[:2] != (cols // 2, cols)):
                     continue
                 matched = [first[2], second[2], neg, concat, plain, turned, add]
+                source, whole = x, index.producer.get(x)
+                if (whole is not None and whole.op_type == "Slice"  # TorchScript: x[..., :d]
+                        and index.graph.shapes.get(whole.inputs[0]) == index.graph.shapes.get(x)):
+                    source = whole.inputs[0]
+                    matched.insert(0, whole)
                 if not _closed(index, matched, add):
                     continue
-                fused = Node(add.name, ROPE, (x, cos, _other(turned, rotated)), add.outputs,
-                             {}, add.label)
+                fused = Node(add.name, ROPE, (source, cos, _other(turned, rotated)),
+                             add.outputs, {}, add.label)
                 return fused, matched
     return None
 

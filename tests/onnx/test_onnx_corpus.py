@@ -36,11 +36,6 @@ pytestmark = pytest.mark.skipif(not GRAPHS, reason="benchmarks/corpus is absent"
 #: Graphs that do not import yet, by a part of their file name, and why (docs/onnx.md);
 #: strict, so a graph that starts importing says so.
 NOT_YET = {
-    "phi3-layer-prefill-torchscript": "TorchScript's Phi-3 rotary reads the query's head "
-                                      "Transpose that attention reads too (two layouts)",
-    "phi3-model-prefill-torchscript": "as phi3-layer-prefill-torchscript",
-    "phi3-layer-decode-torchscript": "as phi3-layer-prefill-torchscript",
-    "phi3-model-decode-torchscript": "as phi3-layer-prefill-torchscript",
     "gemma2-layer": "Gemma-2's attention (soft-capping, sliding window) is not traced",
     "gemma2-model": "as gemma2-layer",
 }
@@ -54,7 +49,8 @@ def _not_yet(graph: dict[str, Any]) -> str | None:
         if part in graph["file"]:
             return reason
     if graph["file"].endswith("-torchscript-op20.onnx") and (
-            graph["phase"] == "decode" or graph["module"] == "model"):
+            graph["phase"] == "decode" or graph["module"] == "model"
+            or (graph["family"], graph["module"]) == ("phi3", "layer")):
         return SHARED_WEIGHT
     return None
 

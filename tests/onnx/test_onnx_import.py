@@ -191,6 +191,23 @@ def test_the_summary_accounts_for_every_node(tmp_path: Path) -> None:
     assert summary.outcomes["Expand"] == {"view": 2}
 
 
+def test_a_rotary_embedding_of_a_whole_slice_reads_the_sliced_tensor(tmp_path: Path) -> None:
+    # TorchScript's Phi-3 rotates q[..., :rotary_dim], all of q when rotary_dim = head_dim
+    bounds = [initializer(n, [1], TensorProto.INT64, [v]) for n, v in
+              (("s0", 0), ("s1", 32), ("s2", 64), ("ax", -1))]
+    table = numpy_helper.from_array(np.zeros((1, 64), np.float16), "cos")
+    nodes = [node("Transpose", ["x"], ["xh"], perm=[0, 2, 1, 3]),
+             node("Slice", ["xh", "s0", "s2", "ax"], ["xr"]),
+             node("Slice", ["xr", "s0", "s1", "ax"], ["a"]),
+             node("Slice", ["xr", "s1", "s2", "ax"], ["b"]), node("Neg", ["b"], ["nb"]),
+             node("Concat", ["nb", "a"], ["r"], axis=-1), node("Mul", ["xr", "cos"], ["xc"]),
+             node("Mul", ["r", "cos"], ["rs"]), node("Add", ["xc", "rs"], ["y"])]
+    path = save(tmp_path, nodes, {"x": [1, 8, 2, 64]}, {"y": [1, 2, 8, 64]}, [*bounds, table])
+    # the heads' Transpose is a view: the rotary embedding reads the tokens' storage
+    [(kind, p)] = tasks(path)
+    assert (kind, p["x"], p["rows"], p["cols"]) == ("rope", "x", 8, 128)
+
+
 def test_rotary_tables_must_match_the_positions(tmp_path: Path) -> None:
     half = [initializer(n, [1], TensorProto.INT64, [v]) for n, v in
             (("s0", 0), ("s1", 32), ("s2", 64), ("ax", -1))]
