@@ -295,13 +295,16 @@ def _rowwise(low: _Lowering, node: Node) -> None:
                 raise low.fail(node, "a LayerNormalization without a scale input")
             low.add(node, "rmsnorm", {**params, "has_weight": 0})
             return
-        weight = low.read(node, 1)[0]
+        weight, vw = low.read(node, 1)
         if op == "LayerNormalization":
             bias = len(node.inputs) > 2 and bool(node.inputs[2])
             extra = {"bias": low.read(node, 2)[0]} if bias else {"has_bias": 0}
             low.add(node, "layernorm", {**params, "weight": weight, **extra})
-        else:
-            low.add(node, "rmsnorm", {**params, "weight": weight})
+        else:  # the weight as stored (f32 beside f16 activations: TorchScript, Gemma-2)
+            stored = {"weight_dtype": vw.dtype} if vw.dtype != vx.dtype else {}
+            if out.dtype != vx.dtype:  # an f32 input (a residual) cast back in the norm
+                stored["to"] = out.dtype
+            low.add(node, "rmsnorm", {**params, "weight": weight, **stored})
 
 
 def _head_read(low: _Lowering, node: Node, index: int) -> tuple[str, Value]:

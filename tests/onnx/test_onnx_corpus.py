@@ -39,19 +39,12 @@ NOT_YET = {
     "gemma2-layer": "Gemma-2's attention (soft-capping, sliding window) is not traced",
     "gemma2-model": "as gemma2-layer",
 }
-#: TorchScript merges identical initializers: one norm weight read by an f16 and an f32
-#: RMSNorm, and the rmsnorm kind reads its weight in its input's type.
-SHARED_WEIGHT = "shares one norm weight between an f16 and an f32 RMSNorm"
 
 
 def _not_yet(graph: dict[str, Any]) -> str | None:
     for part, reason in NOT_YET.items():
         if part in graph["file"]:
             return reason
-    if graph["file"].endswith("-torchscript-op20.onnx") and (
-            graph["phase"] == "decode" or graph["module"] == "model"
-            or (graph["family"], graph["module"]) == ("phi3", "layer")):
-        return SHARED_WEIGHT
     return None
 
 
