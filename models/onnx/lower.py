@@ -355,7 +355,8 @@ def _attention(low: _Lowering, node: Node) -> None:
         "heads": a["heads"], "kv_heads": a["kv_heads"], "head_dim": a["head_dim"],
         "q_len": a["q_len"], "past": a["past"], "causal": _causal(low, node),
         "dtype": vq.dtype, "q": low.storage(q), "k": low.storage(k), "v": low.storage(v),
-        "out": node.outputs[0], "block_q": ATTENTION_BLOCK, "block_kv": ATTENTION_BLOCK}
+        "out": node.outputs[0], "block_q": ATTENTION_BLOCK, "block_kv": ATTENTION_BLOCK,
+        "softcap": float(a.get("softcap", 0.0))}
     if a["past"]:
         params.update(k_cache=k_cache, v_cache=v_cache)
     low.add(node, "attention", params)

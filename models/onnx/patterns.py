@@ -345,15 +345,27 @@ def _cache(index: _Index, value: str, walked: list[Node]) -> tuple[str, str, int
     return value, "", 0
 
 
-def _mask_of(index: _Index, value: str, walked: list[Node]) -> tuple[str, str]:
+def _mask_of(index: _Index, value: str, walked: list[Node]) -> tuple[str, str, float]:
     """Walk back from the softmax input through Casts, scalings, an additive mask or a
-    Where; returns the scores value (the product of Q and K) and the mask value."""
-    mask = ""
+    Where, and a soft-capping ``c * Tanh(. / c)`` (Gemma-2); returns the scores value (the
+    product of Q and K), the mask value and the cap (0: none)."""
+    mask, cap = "", 0.0
     while True:
         node = index.producer.get(value)
         if node is None:
-            return value, mask
-        if node.op_type == "Cast" or _scalar_scale(index, node):
+            return value, mask, cap
+        if node.op_type == "Tanh" and not cap:
+            scale = index.producer.get(node.inputs[0])
+            if not _scalar_scale(index, scale):
+                return value, mask, cap
+            assert scale is not None
+            found = float(index.constant(scale.inputs[1]).reshape(-1)[0])
+            cap = abs(found if scale.op_type == "Div" else 1 / found) if found else 0.0
+            if not cap:
+                return value, mask, cap
+            walked.append(node)
+            value = node.inputs[0]
+        elif node.op_type == "Cast" or _scalar_scale(index, node):
             walked.append(node)
             value = node.inputs[0]
         elif node.op_type == "Add" and not mask:
@@ -367,7 +379,7 @@ def _mask_of(index: _Index, value: str, walked: list[Node]) -> tuple[str, str]:
             main = 1 if index.graph.shapes.get(node.inputs[1]) == own else 2
             mask, value = node.inputs[0], node.inputs[main]
         else:
-            return value, mask
+            return value, mask, cap
 
 
 def _back_to_tokens(index: _Index, out: str, walked: list[Node]) -> Node | None:
@@ -400,7 +412,8 @@ def _sliced_out(index: _Index, value: str, walked: list[Node]) -> bool:
 
 
 def _fused_attention(index: _Index, last: Node, walked: list[Node], q: str, k_heads: str,
-                     v_heads: str, mask: str, causal: int) -> tuple[Node, list[Node]] | None:
+                     v_heads: str, mask: str, causal: int,
+                     softcap: float = 0.0) -> tuple[Node, list[Node]] | None:
     """The attention node for traced operands (``last``, the transpose back to tokens,
     gives ``[1, q_len, heads, d]``); the new keys and values may be joined to a cache
     input by a ``Concat``."""
@@ -427,7 +440,7 @@ def _fused_attention(index: _Index, last: Node, walked: list[Node], q: str, k_he
     if not _closed(index, walked, last, allowed):
         return None
     attrs = {"heads": heads, "kv_heads": kv_heads, "head_dim": head_dim, "q_len": q_len,
-             "past": past, "mask": mask, "causal": causal}
+             "past": past, "mask": mask, "causal": causal, "softcap": softcap}
     fused = Node(last.name, ATTENTION, (q, k, v, k_cache, v_cache), last.outputs, attrs,
                  last.label)
     return fused, walked
@@ -448,7 +461,7 @@ def _attention(index: _Index, softmax: Node) -> tuple[Node, list[Node]] | None:
     back = _back_to_tokens(index, pv.outputs[0], walked)
     if back is None:
         return None
-    scores, mask = _mask_of(index, softmax.inputs[0], walked)
+    scores, mask, cap = _mask_of(index, softmax.inputs[0], walked)
     qk = index.producer.get(scores)
     if qk is None or qk.op_type != "MatMul":
         return None
@@ -462,7 +475,7 @@ def _attention(index: _Index, softmax: Node) -> tuple[Node, list[Node]] | None:
     if len(swaps) != 1 or not _swaps_last_two(swaps[0]):
         return None
     v_heads = _trace(index, pv.inputs[1], walked)
-    return _fused_attention(index, back, walked, q, k_heads, v_heads, mask, -1)
+    return _fused_attention(index, back, walked, q, k_heads, v_heads, mask, -1, cap)
 
 
 def _onnx_attention(index: _Index, node: Node) -> tuple[Node, list[Node]] | None:
