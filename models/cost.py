@@ -53,10 +53,11 @@ __all__ = [
 #: rmsnorm: square, accumulate, scale by the reciprocal root, multiply by the weight;
 #: layernorm: the same plus the mean and the bias; softmax: max, subtract and exponential
 #: (the exponential counted as 4), sum, scale; a binary op streams two operands (2), a
-#: division takes a reciprocal as well (4); transpose: shuffles in and out of registers.
+#: division takes a reciprocal as well (4); transpose: shuffles in and out of registers;
+#: dequantize: unpack (int4), convert to the matrix engine's type, scale (3).
 VECTOR_PASSES = {"rmsnorm": 4, "layernorm": 6, "softmax": 8, "convert": 1, "copy": 1,
                  "relu": 1, "silu": 6, "gelu": 8, "sigmoid": 5, "tanh": 6, "add": 2,
-                 "sub": 2, "mul": 2, "div": 4, "transpose": 2}
+                 "sub": 2, "mul": 2, "div": 4, "transpose": 2, "dequantize": 3}
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,9 @@ __all__ = ["Value", "Node", "Graph", "read_graph", "ONNX_DTYPES"]
 #: Contrib ops (ONNX Runtime) whose first output has their first input's shape and type;
 #: ONNX shape inference does not know them, so it sees an ``Identity`` in their place.
 SHAPE_OF_INPUT = ("SimplifiedLayerNormalization",)
+#: ONNX Runtime's quantised product ``MatMulNBits(A, B, scales)``: inference sees a
+#: ``MatMul`` of ``A`` and a ``[K, N]`` probe input of A's type in its place.
+MATMUL_NBITS = "MatMulNBits"
 #: ONNX ``TensorProto`` element types -> the library's names (models.dtypes).
 ONNX_DTYPES = {1: "f32", 10: "f16", 16: "bf16", 3: "i8", 2: "u8", 5: "i16", 6: "i32"}
 #: Element types of integer and boolean bookkeeping (ids, positions, masks) and of
@@ -199,10 +202,21 @@ def _inferred(model: Any, path: str) -> Any:
     # what the exporter wrote about intermediate values holds symbolic dimensions that
     # would stay symbolic: inference starts afresh from the bound inputs
     probe.graph.ClearField("value_info")
-    for node in probe.graph.node:
+    types = {v.name: v.type.tensor_type.elem_type
+             for v in (*probe.graph.input, *probe.graph.value_info, *probe.graph.output)}
+    for i, node in enumerate(probe.graph.node):
         if node.op_type in SHAPE_OF_INPUT:
             node.op_type, node.domain = "Identity", ""
             del node.input[1:], node.output[1:], node.attribute[:]
+        elif node.op_type == MATMUL_NBITS:
+            attrs = {a.name: a.i for a in node.attribute}
+            stand_in = f"__probe_{i}"
+            probe.graph.input.append(onnx.helper.make_tensor_value_info(
+                stand_in, types.get(node.input[0], onnx.TensorProto.FLOAT16),
+                [attrs.get("K", 1), attrs.get("N", 1)]))
+            node.op_type, node.domain = "MatMul", ""
+            del node.input[1:], node.output[1:], node.attribute[:]
+            node.input.append(stand_in)
     try:
         probe = onnx.shape_inference.infer_shapes(probe, strict_mode=False, data_prop=True)
     except Exception as error:  # inference errors are InferenceError or ValidationError

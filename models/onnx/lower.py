@@ -20,15 +20,17 @@ and ``Gemm`` (``transA``, ``transB``; a bias ``C`` becomes an ``add``) -> ``gemm
 ``softmax``; ``Add``, ``Sub``, ``Mul``, ``Div`` -> ``binary`` (the second operand full,
 a row, a column or a scalar; the broadcast one may come first); ``Sigmoid``, ``Relu``,
 ``Gelu``, ``Tanh`` and the SiLU pattern -> ``elementwise``; ``Transpose`` ->
-``transpose``; ``Cast`` -> ``cast``; the rotary pattern -> ``rope`` (reading the
-projection's token-major storage: the head ``Transpose`` before it is a view); the
-attention pattern -> ``attention`` (its cache ``Concat`` reads the past input from DDR;
-the new rows are its producer's); an embedding ``Gather`` -> ``gather``; an f32 product
-on a matrix engine without f32 -> ``cast``, ``gemm`` in f16, ``cast``. Nodes no graph
-output depends on once patterns are fused (a mask built from an input) are listed as
-unused. Anything else: one line naming the node, its op type and this list (rule
-``ONNX``), or with ``unknown="vector"`` a generic ``vector`` task. Blocks are those of
-the bundled decoder layers.
+``transpose``; ``Cast`` -> ``cast``; ``MatMulNBits`` and ``MatMul`` of a
+``DequantizeLinear``'d int8 weight -> ``gemm`` streaming the weight at its stored width
+(``b_bits``); ``QuantizeLinear`` / ``DequantizeLinear`` of an activation -> ``cast``;
+the rotary pattern -> ``rope`` (reading the projection's token-major storage: the head
+``Transpose`` before it is a view); the attention pattern -> ``attention`` (its cache
+``Concat`` reads the past input from DDR; the new rows are its producer's); an embedding
+``Gather`` -> ``gather``; an f32 product on a matrix engine without f32 -> ``cast``,
+``gemm`` in f16, ``cast``. Nodes no graph output depends on once patterns are fused (a
+mask built from an input) are listed as unused. Anything else: one line naming the node,
+its op type and this list (rule ``ONNX``), or with ``unknown="vector"`` a generic
+``vector`` task. Blocks are those of the bundled decoder layers.
 """
 
 from __future__ import annotations
@@ -159,6 +161,8 @@ def _gemm(low: _Lowering, node: Node) -> None:
         K, N = vb.shape[-2:]
         if node.attrs.get("transB"):  # a weight read transposed (patterns: weight transpose)
             (N, K), params["trans_b"] = vb.shape, 1
+        if node.attrs.get("b_bits"):  # an int8 weight behind DequantizeLinear (patterns)
+            params["b_bits"] = int(node.attrs["b_bits"])
         if "b_col0" in node.attrs:  # one part of a fused projection (patterns)
             N = out.shape[-1]
             params.update(b_col0=node.attrs["b_col0"], b_cols=node.attrs["b_cols"])
@@ -188,6 +192,34 @@ def _gemm(low: _Lowering, node: Node) -> None:
     low.add(node, "binary", {"rows": rows, "cols": cols, "dtype": out.dtype, "fn": "add",
                              "x": product, "y": c, "broadcast": form,
                              "out": low.storage(out.name)})
+
+
+def _matmul_nbits(low: _Lowering, node: Node) -> None:
+    """ONNX Runtime's ``MatMulNBits(a, B, scales[, zero points])``: ``B`` is ``[N, K]``
+    quantised to ``bits`` (4 or 8), packed along K -> a ``gemm`` reading it transposed
+    at its stored width (``b_bits``), dequantising each block."""
+    a, va = low.read(node, 0)
+    out = low.graph.value(node.outputs[0], node)
+    bits, K, N = (int(node.attrs.get(key, 0)) for key in ("bits", "K", "N"))
+    weight = node.inputs[1]
+    if bits not in (4, 8) or weight not in low.graph.inputs or va.shape[-1:] != (K,):
+        raise low.fail(node, f"only 4- or 8-bit weights of a graph initializer, K = {K} "
+                             f"matching A's last dimension, are supported (bits {bits})")
+    if out.dtype not in low.matrix:
+        raise low.fail(node, f"the matrix engine takes no {out.dtype}")
+    low.add(node, "gemm", {"dtype": out.dtype, "a": a, "b": weight, "M": math.prod(
+        va.shape[:-1]), "N": N, "K": K, "trans_b": 1, "b_bits": bits,
+        "out": low.storage(out.name)})
+
+
+def _quantise(low: _Lowering, node: Node) -> None:
+    """``QuantizeLinear`` / ``DequantizeLinear`` of an activation: a ``cast`` to the
+    output's type (the scale and zero point ride in the same pass)."""
+    x, vx = low.read(node, 0)
+    out = low.graph.value(node.outputs[0], node)
+    rows, cols = _rows_cols(out.shape)
+    low.add(node, "cast", {"rows": rows, "cols": cols, "dtype": vx.dtype, "to": out.dtype,
+                           "x": x, "out": low.storage(out.name)})
 
 
 def _gemm_in_f16(low: _Lowering, node: Node, params: dict[str, Any], va: Value,
@@ -263,13 +295,16 @@ def _rowwise(low: _Lowering, node: Node) -> None:
                 raise low.fail(node, "a LayerNormalization without a scale input")
             low.add(node, "rmsnorm", {**params, "has_weight": 0})
             return
-        weight = low.read(node, 1)[0]
+        weight, vw = low.read(node, 1)
         if op == "LayerNormalization":
             bias = len(node.inputs) > 2 and bool(node.inputs[2])
             extra = {"bias": low.read(node, 2)[0]} if bias else {"has_bias": 0}
             low.add(node, "layernorm", {**params, "weight": weight, **extra})
-        else:
-            low.add(node, "rmsnorm", {**params, "weight": weight})
+        else:  # the weight as stored (f32 beside f16 activations: TorchScript, Gemma-2)
+            stored = {"weight_dtype": vw.dtype} if vw.dtype != vx.dtype else {}
+            if out.dtype != vx.dtype:  # an f32 input (a residual) cast back in the norm
+                stored["to"] = out.dtype
+            low.add(node, "rmsnorm", {**params, "weight": weight, **stored})
 
 
 def _head_read(low: _Lowering, node: Node, index: int) -> tuple[str, Value]:
@@ -320,7 +355,8 @@ def _attention(low: _Lowering, node: Node) -> None:
         "heads": a["heads"], "kv_heads": a["kv_heads"], "head_dim": a["head_dim"],
         "q_len": a["q_len"], "past": a["past"], "causal": _causal(low, node),
         "dtype": vq.dtype, "q": low.storage(q), "k": low.storage(k), "v": low.storage(v),
-        "out": node.outputs[0], "block_q": ATTENTION_BLOCK, "block_kv": ATTENTION_BLOCK}
+        "out": node.outputs[0], "block_q": ATTENTION_BLOCK, "block_kv": ATTENTION_BLOCK,
+        "softcap": float(a.get("softcap", 0.0))}
     if a["past"]:
         params.update(k_cache=k_cache, v_cache=v_cache)
     low.add(node, "attention", params)
@@ -394,7 +430,8 @@ _LOWER: dict[str, Callable[[_Lowering, Node], None]] = {
     "MatMul": _gemm, "Gemm": _gemm, **{op: _binary for op in _BINARY},
     **{op: _rowwise for op in (*_ACTIVATIONS, "Softmax", "Cast", "LayerNormalization",
                                 *_RMSNORMS)},
-    ROPE: _rope, ATTENTION: _attention, "Gather": _gather}
+    ROPE: _rope, ATTENTION: _attention, "Gather": _gather, "MatMulNBits": _matmul_nbits,
+    "QuantizeLinear": _quantise, "DequantizeLinear": _quantise}
 #: The op types an imported model may use (the fused patterns aside).
 SUPPORTED = tuple(sorted({*_LOWER, *VIEWS, "Transpose", "Constant"}
                          - {SILU, RMSNORM, ROPE, ATTENTION}))

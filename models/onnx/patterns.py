@@ -5,22 +5,29 @@
   axis -> ``Add(eps)`` -> ``Sqrt`` -> ``Div(x, .)``, or ``Reciprocal`` / ``Div(1, .)``
   then ``Mul(x, .)``; optionally a ``Cast`` to f32 before and a ``Cast`` back after (as
   transformers computes it), then optionally ``Mul`` by a ``[cols]`` weight, in either
-  operand order, the weight itself possibly behind a ``Cast`` -> ``RMSNorm(x[, weight])``.
+  operand order, the weight itself possibly behind a ``Cast``, the ``Cast`` back possibly
+  after the weight ``Mul`` (Gemma-2 scales by its folded ``1 + weight`` in f32) ->
+  ``RMSNorm(x[, weight])``.
 - A weight transposed for a product: ``MatMul(a, Transpose(W))`` of a 2-D initializer
   ``W`` -> ``MatMul`` with ``transB`` (the GEMM reads ``W`` transposed; nothing is copied).
+- A quantised weight: ``MatMul(a, DequantizeLinear(W))`` of an int8 initializer ``W``
+  (ONNX Runtime's QDQ form) -> ``MatMul(a, W)`` with ``b_bits`` 8: the GEMM streams ``W``
+  at its stored width and dequantises each block on the vector engine.
 - A fused projection: a product of a weight read only by ``Slice`` nodes along its last
   axis (Phi-3's ``qkv_proj`` and ``gate_up_proj``) -> one ``MatMul`` per slice, reading
   its columns of the weight (``b_col0``).
 - Rotary embedding: ``x * cos + rotate_half(x) * sin``, ``rotate_half(x)`` being
-  ``Concat(Neg(Slice(x, d/2:)), Slice(x, :d/2))`` -> ``RoPE(x, cos, sin)``.
+  ``Concat(Neg(Slice(x, d/2:)), Slice(x, :d/2))`` -> ``RoPE(x, cos, sin)``; ``x`` may be
+  a whole ``Slice`` of the heads (TorchScript's Phi-3: ``q[..., :rotary_dim]``).
 - Attention: ``MatMul(Q, Transpose(K))`` -> scalings (``Mul``/``Div``, on the product or
   on Q and K) -> an additive mask (``Add``) or a ``Where`` -> ``Softmax`` over the last
   axis (Casts around it allowed) -> ``MatMul(., V)`` -> ``Transpose`` back to tokens ->
   ``Attention(q, k, v[, k_cache, v_cache])``. Q, K and V are traced back through the
   head views (``Reshape``, ``Transpose``, ``Unsqueeze``), repeat-kv (``Unsqueeze``,
   ``Expand``, ``Reshape``: a view, every query head of a group reads its KV head) and
-  the KV-cache ``Concat`` of a graph input with the new keys (the cache is read from
-  DDR; the new rows are what the projection, or the rotary embedding, writes). ONNX's own
+  the KV-cache ``Concat`` of a graph input (or of a whole ``Slice`` of one) with the
+  new keys (the cache is read from DDR; the new rows are what the projection, or the
+  rotary embedding, writes); a present cache that is a whole ``Slice`` of them is a view. ONNX's own
   ``Attention`` (opset 23) on 4-D operands is traced the same way.
 
 A pattern matches only when every intermediate value is used by the pattern alone (and
@@ -170,6 +177,11 @@ def _rmsnorm(index: _Index, mean: Node) -> tuple[Node, list[Node]] | None:
             inputs = (source, weight)
             matched += [*cast_w, scale]
             last = scale
+    if cast_in and cast_out is None:  # scaled in f32, then back (Gemma-2: by 1 + weight)
+        back = index.single(last.outputs[0], ("Cast",))
+        if back is not None and int(back.attrs.get("to", 0)) == index.graph.types.get(source):
+            matched.append(back)
+            last = back
     if not _closed(index, matched, last):
         return None
     fused = Node(last.name, RMSNORM, inputs, last.outputs,
@@ -191,6 +203,22 @@ def _weight_transpose(index: _Index, matmul: Node) -> tuple[Node, list[Node]] | 
     fused = Node(matmul.name, "MatMul", (matmul.inputs[0], weight), matmul.outputs,
                  {"transB": 1}, matmul.label)
     return fused, [transpose, matmul]
+
+
+def _dequantised_weight(index: _Index, matmul: Node) -> tuple[Node, list[Node]] | None:
+    if matmul.op_type != "MatMul" or len(matmul.inputs) != 2:
+        return None
+    dq = index.producer.get(matmul.inputs[1])
+    if dq is None or dq.op_type != "DequantizeLinear":
+        return None
+    weight = dq.inputs[0]
+    if (weight not in index.graph.inputs or len(index.graph.shapes.get(weight) or ()) != 2
+            or index.graph.types.get(weight) not in (2, 3)  # uint8, int8
+            or not index.only_use(dq.outputs[0], matmul)):
+        return None
+    fused = Node(matmul.name, "MatMul", (matmul.inputs[0], weight), matmul.outputs,
+                 {"b_bits": 8}, matmul.label)
+    return fused, [dq, matmul]
 
 
 def _slice_half(index: _Index, value: str, x: str) -> tuple[int, int, Node] | None:
@@ -235,10 +263,15 @@ def _rope(index: _Index, add: Node) -> tuple[Node, list[Node]] | None:
                         or first[:2] != (0, cols // 2) or second[:2] != (cols // 2, cols)):
                     continue
                 matched = [first[2], second[2], neg, concat, plain, turned, add]
+                source, whole = x, index.producer.get(x)
+                if (whole is not None and whole.op_type == "Slice"  # TorchScript: x[..., :d]
+                        and index.graph.shapes.get(whole.inputs[0]) == index.graph.shapes.get(x)):
+                    source = whole.inputs[0]
+                    matched.insert(0, whole)
                 if not _closed(index, matched, add):
                     continue
-                fused = Node(add.name, ROPE, (x, cos, _other(turned, rotated)), add.outputs,
-                             {}, add.label)
+                fused = Node(add.name, ROPE, (source, cos, _other(turned, rotated)),
+                             add.outputs, {}, add.label)
                 return fused, matched
     return None
 
@@ -298,25 +331,41 @@ def _sanitised(index: _Index, probs: str, walked: list[Node]) -> str:
 def _cache(index: _Index, value: str, walked: list[Node]) -> tuple[str, str, int]:
     """``(new rows, cache input or "", past length)`` of a traced K or V."""
     node = index.producer.get(value)
-    if (node is not None and node.op_type == "Concat" and len(node.inputs) == 2
-            and node.inputs[0] in index.graph.inputs):
-        shape = index.graph.shapes.get(node.inputs[0]) or ()
-        rank = len(shape)
-        if rank == 4 and int(node.attrs.get("axis", 0)) % rank == 2:
-            walked.append(node)
-            return _trace(index, node.inputs[1], walked), node.inputs[0], shape[2]
+    if node is None or node.op_type != "Concat" or len(node.inputs) != 2:
+        return value, "", 0
+    past, whole = node.inputs[0], index.producer.get(node.inputs[0])
+    if (whole is not None and whole.op_type == "Slice"  # Phi-3: past[:, :, -window:]
+            and index.graph.shapes.get(whole.inputs[0]) == index.graph.shapes.get(past)):
+        past = whole.inputs[0]
+    shape = index.graph.shapes.get(past) or ()
+    rank = len(shape)
+    if past in index.graph.inputs and rank == 4 and int(node.attrs.get("axis", 0)) % rank == 2:
+        walked += [node] if past == node.inputs[0] else [whole, node]
+        return _trace(index, node.inputs[1], walked), past, shape[2]
     return value, "", 0
 
 
-def _mask_of(index: _Index, value: str, walked: list[Node]) -> tuple[str, str]:
+def _mask_of(index: _Index, value: str, walked: list[Node]) -> tuple[str, str, float]:
     """Walk back from the softmax input through Casts, scalings, an additive mask or a
-    Where; returns the scores value (the product of Q and K) and the mask value."""
-    mask = ""
+    Where, and a soft-capping ``c * Tanh(. / c)`` (Gemma-2); returns the scores value (the
+    product of Q and K), the mask value and the cap (0: none)."""
+    mask, cap = "", 0.0
     while True:
         node = index.producer.get(value)
         if node is None:
-            return value, mask
-        if node.op_type == "Cast" or _scalar_scale(index, node):
+            return value, mask, cap
+        if node.op_type == "Tanh" and not cap:
+            scale = index.producer.get(node.inputs[0])
+            if not _scalar_scale(index, scale):
+                return value, mask, cap
+            assert scale is not None
+            found = float(index.constant(scale.inputs[1]).reshape(-1)[0])
+            cap = abs(found if scale.op_type == "Div" else 1 / found) if found else 0.0
+            if not cap:
+                return value, mask, cap
+            walked.append(node)
+            value = node.inputs[0]
+        elif node.op_type == "Cast" or _scalar_scale(index, node):
             walked.append(node)
             value = node.inputs[0]
         elif node.op_type == "Add" and not mask:
@@ -330,7 +379,7 @@ def _mask_of(index: _Index, value: str, walked: list[Node]) -> tuple[str, str]:
             main = 1 if index.graph.shapes.get(node.inputs[1]) == own else 2
             mask, value = node.inputs[0], node.inputs[main]
         else:
-            return value, mask
+            return value, mask, cap
 
 
 def _back_to_tokens(index: _Index, out: str, walked: list[Node]) -> Node | None:
@@ -351,8 +400,20 @@ def _back_to_tokens(index: _Index, out: str, walked: list[Node]) -> Node | None:
     return back
 
 
+def _sliced_out(index: _Index, value: str, walked: list[Node]) -> bool:
+    """``value`` is read by ``walked`` nodes and by whole ``Slice``s giving graph outputs,
+    at least one (Phi-3's present cache: ``states[:, :, -window:]`` of a shorter cache)."""
+    ids = {id(n) for n in walked}
+    others = [n for n in index.consumers[value] if id(n) not in ids]
+    return bool(others) and all(
+        n.op_type == "Slice" and n.outputs[0] in index.graph.outputs
+        and index.graph.shapes.get(n.outputs[0]) == index.graph.shapes.get(value) is not None
+        for n in others)
+
+
 def _fused_attention(index: _Index, last: Node, walked: list[Node], q: str, k_heads: str,
-                     v_heads: str, mask: str, causal: int) -> tuple[Node, list[Node]] | None:
+                     v_heads: str, mask: str, causal: int,
+                     softcap: float = 0.0) -> tuple[Node, list[Node]] | None:
     """The attention node for traced operands (``last``, the transpose back to tokens,
     gives ``[1, q_len, heads, d]``); the new keys and values may be joined to a cache
     input by a ``Concat``."""
@@ -373,12 +434,13 @@ def _fused_attention(index: _Index, last: Node, walked: list[Node], q: str, k_he
     # every walked node's value stays inside the match, but the present cache (a cache
     # Concat, or a view of the new keys or values) may be a graph output
     allowed = frozenset(n.outputs[0] for n in walked
-                        if n.op_type == "Concat" or (n.op_type in _HEAD_VIEWS
-                                                     and n.outputs[0] in index.graph.outputs))
+                        if n.op_type == "Concat" or (n.op_type in _HEAD_VIEWS and (
+                            n.outputs[0] in index.graph.outputs
+                            or _sliced_out(index, n.outputs[0], walked))))
     if not _closed(index, walked, last, allowed):
         return None
     attrs = {"heads": heads, "kv_heads": kv_heads, "head_dim": head_dim, "q_len": q_len,
-             "past": past, "mask": mask, "causal": causal}
+             "past": past, "mask": mask, "causal": causal, "softcap": softcap}
     fused = Node(last.name, ATTENTION, (q, k, v, k_cache, v_cache), last.outputs, attrs,
                  last.label)
     return fused, walked
@@ -399,7 +461,7 @@ def _attention(index: _Index, softmax: Node) -> tuple[Node, list[Node]] | None:
     back = _back_to_tokens(index, pv.outputs[0], walked)
     if back is None:
         return None
-    scores, mask = _mask_of(index, softmax.inputs[0], walked)
+    scores, mask, cap = _mask_of(index, softmax.inputs[0], walked)
     qk = index.producer.get(scores)
     if qk is None or qk.op_type != "MatMul":
         return None
@@ -413,7 +475,7 @@ def _attention(index: _Index, softmax: Node) -> tuple[Node, list[Node]] | None:
     if len(swaps) != 1 or not _swaps_last_two(swaps[0]):
         return None
     v_heads = _trace(index, pv.inputs[1], walked)
-    return _fused_attention(index, back, walked, q, k_heads, v_heads, mask, -1)
+    return _fused_attention(index, back, walked, q, k_heads, v_heads, mask, -1, cap)
 
 
 def _onnx_attention(index: _Index, node: Node) -> tuple[Node, list[Node]] | None:
@@ -507,10 +569,11 @@ def fuse(graph: Graph) -> tuple[list[Node], dict[str, tuple[str, ...]]]:
     nodes = list(graph.nodes)
     sources: dict[str, tuple[str, ...]] = {}
     steps = ((_rmsnorm, "ReduceMean"), (_silu, "Mul"), (_weight_transpose, "MatMul"),
-             (_rope, "Add"), (_attention, "Softmax"), (_onnx_attention, "Attention"))
+             (_dequantised_weight, "MatMul"), (_rope, "Add"), (_attention, "Softmax"),
+             (_onnx_attention, "Attention"))
     for step, (matcher, anchor) in enumerate(steps):
         index = _Index(graph, nodes)
-        if step == 3:  # after the weight transposes, before what reads the projections
+        if step == 4:  # after the weight transposes, before what reads the projections
             nodes = _split_products(index, nodes, sources)
             index = _Index(graph, nodes)
         replaced: dict[int, Node | None] = {}

@@ -15,6 +15,8 @@ accumulators (in f32) into one probability block, and the matrix engine multipli
 the value blocks, accumulating over the key blocks; the result is converted and stored
 into the head's columns of ``out``. Scores never go to DDR. ``causal`` is kept in the
 task's ``params`` (masking does not change this tiling: every block is computed).
+``softcap`` > 0 caps the scores first, ``softcap * tanh(scores / softcap)`` (Gemma-2), in
+the softmax op: ``VECTOR_PASSES["tanh"]`` more passes and two scalings (2 each).
 
 The task's space is the score matrix of every head, ``[heads*q_len, past+q_len]``; the
 softmax ops carry its row blocks.
@@ -49,6 +51,8 @@ PARAMS = {
     "k_cache": Param("tensor", "{task}.Kcache", help="cached keys [past, kv_heads*head_dim]"),
     "v_cache": Param("tensor", "{task}.Vcache", help="cached values [past, kv_heads*head_dim]"),
     "out": Param("tensor", "{task}.O", help="output [q_len, heads*head_dim]"),
+    "softcap": Param("number", 0, minimum=0, help="> 0: scores capped to "
+                                                  "softcap * tanh(scores / softcap)"),
     "block_q": Param("int", 128, minimum=1, help="query rows per block"),
     "block_kv": Param("int", 128, minimum=1, help="keys per block"),
 }
@@ -97,6 +101,9 @@ def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
              reads=(Access(tensor=tensor, box=box),), writes=(value,))
         return value
 
+    capped = float(p["softcap"]) > 0
+    passes = VECTOR_PASSES["softmax"] + (VECTOR_PASSES["tanh"] + 2 * VECTOR_PASSES["mul"]
+                                         if capped else 0)
     kv: dict[tuple[str, int, int], Access] = {}
     for g in range(groups):
         cols = Block(g, g * d, (g + 1) * d)
@@ -120,8 +127,7 @@ def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
                                           * elem), f"P({hq})")
             rows = (h * q_len + qb.lo, h * q_len + qb.hi)
             b.op(f"{name}.softmax.{hq}", name,
-                 vector_modes(model, qb.size * keys * 4, VECTOR_PASSES["softmax"],
-                              dtype="f32"),
+                 vector_modes(model, qb.size * keys * 4, passes, dtype="f32"),
                  reads=tuple(scores), writes=(probs,), space=(rows, (0, keys)))
             acc, size = accumulate(b, name, f"pv.{hq}", qb, head, blocks,
                                    [(probs, kv[("V", g, j)]) for j in range(len(blocks))],

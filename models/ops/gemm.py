@@ -25,6 +25,14 @@ which is how a batched ``MatMul`` of ``[..., M, K]`` tensors lies in memory; wit
 The iteration space is ``[batch*M, N, K]``; no block crosses a batch boundary.
 ``b_col0`` / ``b_cols``: B is columns ``[b_col0, b_col0 + N)`` of a weight stored with
 ``b_cols`` columns (one part of a fused projection such as Phi-3's ``qkv_proj``).
+``b_bits`` = 8 or 4: B (a weight) is stored quantised, int8 (an ``i8`` tensor) or int4
+(a ``u8`` tensor holding two values per byte along K, stored transposed ``[N, K/2]``, as
+ONNX Runtime's ``MatMulNBits`` packs it): each B block streams from DDR at its stored
+width (1 or 0.5 bytes per element), lands in a buffer of the vector engine's memory, and
+a vector op dequantises it into the matrix engine's ``dtype`` block
+(``VECTOR_PASSES["dequantize"]`` passes per element of the dequantised block: an
+assumption, as every pass count). The scales (and zero points) are not loaded: per block
+of 32 int4 values they add 1/16 byte per element, left out.
 ``trans_a`` / ``trans_b`` = 1 read an operand stored transposed (A ``[K, M]``, B
 ``[N, K]``, per batch): the load moves the same bytes with a 2-D descriptor into the
 matrix engine's tile layout, at the same cost (an assumption, as for every rate).
@@ -80,6 +88,9 @@ PARAMS = {
     "b_col0": Param("int", 0, minimum=0, help="first of B's stored columns this product "
                                               "uses (a fused projection's part)"),
     "b_cols": Param("int", 0, minimum=0, help="columns B is stored with; 0: N"),
+    "b_bits": Param("int", 0, minimum=0, help="0: B stored in dtype; 8 or 4: "
+                                                       "stored quantised, dequantised "
+                                                       "after each load"),
     "bm": Param("int", 128, minimum=1, help="block rows (rounded up to the matrix tile)"),
     "bn": Param("int", 128, minimum=1, help="block columns (rounded up to the tile)"),
     "bk": Param("int", 128, minimum=1, help="block depth (rounded up to the tile)"),
@@ -101,13 +112,15 @@ class Operand:
     row0: int = 0
     col0: int = 0
     transposed: bool = False
+    #: logical elements per stored element along the stored columns (2: int4 packed)
+    pack: int = 1
 
     def box(self, rows: Block, cols: Block) -> Box:
         """The stored region holding logical block ``rows x cols``."""
         if self.transposed:
             rows, cols = cols, rows
         return ((self.row0 + rows.lo, self.row0 + rows.hi),
-                (self.col0 + cols.lo, self.col0 + cols.hi))
+                (self.col0 + cols.lo // self.pack, self.col0 + -(-cols.hi // self.pack)))
 
 
 def candidates(p: dict[str, object], model: CostModel) -> dict[str, tuple[object, ...]]:
@@ -193,8 +206,16 @@ def build(b: ProblemBuilder, name: str, p: dict[str, object]) -> None:
     if b_col0 + N > b_cols:
         raise b.fail(f"columns {b_col0}..{b_col0 + N} of B lie outside its {b_cols} "
                      f"columns", "SHAPE")
-    b.tensor(bt, (b_count * b_cols, K) if flags["trans_b"] else (b_count * K, b_cols), dtype,
-             name, written=False)
+    bits = int(p["b_bits"])
+    if bits not in (0, 4, 8):
+        raise b.fail(f"b_bits must be 0, 4 or 8, got {bits}", "FORMAT")
+    pack = 2 if bits == 4 else 1
+    if pack > 1 and not flags["trans_b"]:
+        raise b.fail("an int4 B (b_bits = 4) is stored transposed, packed along K: "
+                     "trans_b must be 1", "FORMAT")
+    b_dtype = {0: dtype, 8: "i8", 4: "u8"}[bits]
+    b.tensor(bt, (b_count * b_cols, -(-K // pack)) if flags["trans_b"] else (b_count * K, b_cols),
+             b_dtype, name, written=False)
     b.tensor(c, (batch * M, N), dtype, name, written=True)
     b.task(name, Task(kind=KIND, space=((0, batch * M), (0, N), (0, K)),
                       outputs={c: ((0, batch * M), (0, N))}, params=dict(p)))
@@ -213,14 +234,24 @@ def build(b: ProblemBuilder, name: str, p: dict[str, object]) -> None:
             return loaded[label]
         box = where.box(rows, cols)
         value = box_tag(where.tensor, box)
-        buffer = b.buffer(f"{name}.{operand}.{label}", matrix.memory,
-                          round_up(rows.size, tile) * round_up(cols.size, tile) * elem)
+        size = round_up(rows.size, tile) * round_up(cols.size, tile) * elem
+        stored = b.bytes_of(where.tensor, box)
+        quantised = operand == "B" and bits > 0
+        target = (f"{name}.{operand}q.{label}", model.vector.memory, stored) if quantised \
+            else (f"{name}.{operand}.{label}", matrix.memory, size)
+        buffer = b.buffer(*target)
         fresh.append((operand, b.op(f"{name}.ld{operand}.{label}", name,
-                                    transfer_modes(model, model.load,
-                                                   b.bytes_of(where.tensor, box)),
+                                    transfer_modes(model, model.load, stored),
                                     reads=(Access(tensor=where.tensor, box=box),),
                                     writes=(value_access(buffer, value),))))
         loaded[label] = value_access(buffer, value)
+        if quantised:  # dequantise into the matrix engine's type
+            wide = b.buffer(f"{name}.{operand}.{label}", matrix.memory, size)
+            b.op(f"{name}.dq{operand}.{label}", name,
+                 vector_modes(model, rows.size * cols.size * elem,
+                              VECTOR_PASSES["dequantize"], dtype=dtype),
+                 reads=(loaded[label],), writes=(value_access(wide, f"dq({value})"),))
+            loaded[label] = value_access(wide, f"dq({value})")
         return loaded[label]
 
     for i in range(batch):
@@ -230,7 +261,7 @@ def build(b: ProblemBuilder, name: str, p: dict[str, object]) -> None:
         b_row0 = 0 if shared_b else i * (b_cols if flags["trans_b"] else K)
         b_at = Operand(bt, row0=b_row0 + (b_col0 if flags["trans_b"] else 0),
                        col0=0 if flags["trans_b"] else b_col0,
-                       transposed=bool(flags["trans_b"]))
+                       transposed=bool(flags["trans_b"]), pack=pack)
         b_prefix = "" if shared_b else prefix
         for m in ms:
             for n in ns:
@@ -268,4 +299,5 @@ def op_count(p: dict[str, object], model: CostModel) -> int:
     b_count = 1 if batch > 1 and not int(p["b_batch"]) else batch
     a_loads = batch * nm * nk * (nn if order == "nmk" else 1)
     b_loads = batch * nm * nk * nn if order == "mnk" else b_count * nk * nn
-    return batch * nm * nn * (nk + 2) + a_loads + b_loads
+    dequantise = b_loads if int(p["b_bits"]) else 0
+    return batch * nm * nn * (nk + 2) + a_loads + b_loads + dequantise

@@ -1,10 +1,12 @@
 """RMSNorm ``Y[r, :] = X[r, :] / sqrt(mean(X[r, :]^2) + eps) * W`` over blocks of rows.
 
 Row blocks are loaded, normalised on the vector engine (in one mode per unit count: two
-units finish a block sooner) and stored; the weight vector ``W[cols]`` is loaded once
-and read by every block (unless ``has_weight`` is 0: a norm without a learned scale, as
-some exporters write it). ``eps`` does not change the schedule; it is kept in the task's
-``params`` so the problem still says what was computed.
+units finish a block sooner) and stored; the weight vector ``W[cols]`` is loaded once and
+read by every block (unless ``has_weight`` is 0: a norm without a learned scale, as some
+exporters write it). The weight is read as stored (``weight_dtype``: an f16 norm may read
+an f32 weight), and ``to`` gives the output another type (an f32 norm whose result is
+cast to f16 in the same pass). ``eps`` does not change the schedule; it is kept in the
+task's ``params`` so the problem still says what was computed.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from models.ops.builder import ProblemBuilder
 from models.ops.params import Param
 from models.ops.rowwise import (
     ROW_PARAMS,
+    SAME,
     UNITS_PARAM,
     Resident,
     build_rowwise,
@@ -34,6 +37,9 @@ PARAMS = {
     "dtype": Param("str", "f16", choices=tuple(DTYPE_BYTES), help="element type"),
     "weight": Param("tensor", "{task}.W", help="tensor name of the [cols] weight"),
     "has_weight": Param("int", 1, minimum=0, help="0: no weight"),
+    "weight_dtype": Param("str", SAME, choices=(SAME, *DTYPE_BYTES),
+                          help="element type the weight is stored in"),
+    "to": Param("str", SAME, choices=(SAME, *DTYPE_BYTES), help="element type of the output"),
 }
 
 
@@ -41,8 +47,9 @@ def build(b: ProblemBuilder, name: str, p: dict[str, Any]) -> None:
     """Add the RMSNorm task ``name`` with parameters ``p`` (already checked) to ``b``."""
     if int(p["has_weight"]) > 1:
         raise b.fail(f"has_weight must be 0 or 1, got {p['has_weight']}", "FORMAT")
-    resident = (Resident("W", str(p["weight"]), (int(p["cols"]),)),) if int(
-        p["has_weight"]) else ()
+    stored = None if p["weight_dtype"] == SAME else str(p["weight_dtype"])
+    resident = ((Resident("W", str(p["weight"]), (int(p["cols"]),), stored),)
+                if int(p["has_weight"]) else ())
     build_rowwise(b, name, KIND, p, compute=("norm", VECTOR_PASSES["rmsnorm"]),
                   resident=resident)
 

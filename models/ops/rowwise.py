@@ -29,7 +29,7 @@ from models.ops.builder import DEPTHS, ProblemBuilder, box_tag, depth_edges, spl
 from models.ops.checks import require_vector_dtype
 from models.ops.params import Param
 
-__all__ = ["ROW_PARAMS", "UNITS_PARAM", "ROW_BLOCKS", "Resident", "Beside", "build_rowwise",
+__all__ = ["ROW_PARAMS", "SAME", "UNITS_PARAM", "ROW_BLOCKS", "Resident", "Beside", "build_rowwise",
            "row_candidates", "row_op_count"]
 
 #: Parameters every row-wise operator takes.
@@ -65,6 +65,10 @@ def row_candidates(p: dict[str, Any], model: CostModel, *,
     return found
 
 
+#: A type parameter's value meaning "the task's ``dtype``".
+SAME = "same"
+
+
 @dataclass(frozen=True, slots=True)
 class Resident:
     """A tensor loaded once (op ``ld<label>``, buffer ``<task>.<label>``) and read by every
@@ -73,6 +77,8 @@ class Resident:
     label: str
     tensor: str
     shape: tuple[int, ...]
+    #: its element type; None: the task's
+    dtype: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +100,7 @@ def build_rowwise(b: ProblemBuilder, name: str, kind: str, p: dict[str, Any], *,
     offers the vector engine as an alternative mode for the DDR transfers (when the
     target allows it). ``p["to"]``, if present, is the output's element type."""
     rows, cols, dtype = int(p["rows"]), int(p["cols"]), str(p["dtype"])
-    out_dtype = str(p.get("to", dtype))
+    out_dtype = dtype if p.get("to", SAME) == SAME else str(p["to"])
     x, y = str(p["x"]), str(p["out"])
     model = b.model
     memory = model.vector.memory
@@ -103,7 +109,7 @@ def build_rowwise(b: ProblemBuilder, name: str, kind: str, p: dict[str, Any], *,
         require_vector_dtype(b, out_dtype)
     b.tensor(x, (rows, cols), dtype, name, written=False)
     for extra in resident:
-        b.tensor(extra.tensor, extra.shape, dtype, name, written=False)
+        b.tensor(extra.tensor, extra.shape, extra.dtype or dtype, name, written=False)
     if beside is not None:
         b.tensor(beside.tensor, (rows, beside.cols), dtype, name, written=False)
     b.tensor(y, (rows, cols), out_dtype, name, written=True)

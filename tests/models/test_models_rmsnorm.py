@@ -43,3 +43,14 @@ def test_two_vector_units_finish_sooner() -> None:
 def test_eps_is_kept_in_the_task_params() -> None:
     problem = one_task("rmsnorm", rows=8, cols=8, eps=1e-5)
     assert problem.tasks["t0"].params["eps"] == 1e-5
+
+
+def test_the_weight_and_the_output_may_have_their_own_types() -> None:
+    # an f32 norm (a TorchScript residual) reading an f16 weight, its result cast to f16
+    problem = one_task("rmsnorm", "hexagon-v75", "r0", rows=64, cols=128, dtype="f32",
+                       weight_dtype="f16", to="f16")
+    assert_well_tiled(problem)
+    types = {name: t.dtype for name, t in problem.tensors.items()}
+    assert types == {"r0.X": "f32", "r0.W": "f16", "r0.Y": "f16"}
+    plain = one_task("rmsnorm", "hexagon-v75", "r0", rows=64, cols=128, dtype="f32")
+    assert problem.buffers["r0.W"].size * 2 == plain.buffers["r0.W"].size

@@ -69,3 +69,15 @@ def test_refusals(params: dict[str, object], rule: str) -> None:
     with pytest.raises(InputError) as caught:
         one_task("attention", head_dim=64, q_len=8, **params)
     assert caught.value.rule == rule
+
+
+def test_soft_capping_lengthens_only_the_softmax() -> None:
+    shape = {"heads": 2, "kv_heads": 1, "head_dim": 64, "q_len": 64}
+    plain = one_task("attention", "hexagon-v75", "a", **shape)
+    capped = one_task("attention", "hexagon-v75", "a", **shape, softcap=50.0)
+    assert_well_tiled(capped)
+    assert plain.ops.keys() == capped.ops.keys()
+    for name, op in capped.ops.items():
+        slower = [c.duration > p.duration for c, p in zip(op.modes, plain.ops[name].modes,
+                                                          strict=True)]
+        assert all(slower) if ".softmax." in name else not any(slower)

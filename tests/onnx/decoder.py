@@ -67,10 +67,13 @@ class _Graph:
 
 
 def decoder_layer(tmp: Path, *, hidden: int = 256, heads: int = 4, kv_heads: int = 2,
-                  intermediate: int = 512, past: int = 0, name: str = "layer") -> str:
+                  intermediate: int = 512, past: int = 0, window: int = 0,
+                  name: str = "layer") -> str:
     """Write the layer to ``tmp/<name>.onnx``: input ``x`` ``[1, seq, hidden]`` (``seq``
     symbolic), with ``past`` > 0 inputs ``past_key``/``past_value`` ``[1, kv_heads, past,
-    head_dim]`` and outputs ``present_key``/``present_value``."""
+    head_dim]`` and outputs ``present_key``/``present_value``; with ``window`` > 0 the
+    cache as Phi-3 writes it: the last ``window`` rows (``Slice``) of the past and of the
+    present keys and values."""
     g = _Graph()
     d = hidden // heads
     group = heads // kv_heads
@@ -106,13 +109,28 @@ def decoder_layer(tmp: Path, *, hidden: int = 256, heads: int = 4, kv_heads: int
                d // 2)
     v = heads_of(g.linear(h, kv_heads * d, hidden, "v_proj"), kv_heads)
     outputs = []
+    def last_rows(x: str, out: str = "") -> str:  # x[:, :, -window:]
+        args = [x, g.const([-window]), g.const([2 ** 62]), g.const([2])]
+        if not out:
+            return g.op("Slice", args)
+        g.nodes.append(helper.make_node("Slice", args, [out], name=out))
+        return out
+
     if past:
-        k = g.op("Concat", ["past_key", k], axis=2)
-        v = g.op("Concat", ["past_value", v], axis=2)
-        g.nodes.append(helper.make_node("Identity", [k], ["present_key"]))
-        g.nodes.append(helper.make_node("Identity", [v], ["present_value"]))
+        cached = [last_rows(c) if window else c for c in ("past_key", "past_value")]
+        k = g.op("Concat", [cached[0], k], axis=2)
+        v = g.op("Concat", [cached[1], v], axis=2)
+        for x, out in ((k, "present_key"), (v, "present_value")):
+            if window:
+                last_rows(x, out)
+            else:
+                g.nodes.append(helper.make_node("Identity", [x], [out]))
         outputs = [("present_key", [1, kv_heads, "total", d]),
                    ("present_value", [1, kv_heads, "total", d])]
+    elif window:
+        for x, out in ((k, "present_key"), (v, "present_value")):
+            last_rows(x, out)
+        outputs = [(n, [1, kv_heads, "seq", d]) for n in ("present_key", "present_value")]
 
     def repeat(x: str) -> str:
         shape = g.op("Shape", [x])

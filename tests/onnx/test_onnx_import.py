@@ -97,19 +97,23 @@ def test_a_weight_is_never_folded_even_inline(tmp_path: Path) -> None:
     assert [n.op_type for n in graph.nodes] == ["Cast", "Cast", "MatMul"]
 
 
-@pytest.mark.parametrize("weight", ["after", "cast", "none"])
+@pytest.mark.parametrize("weight", ["after", "cast", "none", "f32"])
 def test_transformers_rmsnorm_forms(tmp_path: Path, weight: str) -> None:
     nodes = [node("Cast", ["x"], ["xf"], to=F32), node("Pow", ["xf", "two"], ["sq"]),
              node("ReduceMean", ["sq", "axes"], ["ms"], keepdims=1),
              node("Add", ["ms", "eps"], ["v"]), node("Sqrt", ["v"], ["r"]),
-             node("Reciprocal", ["r"], ["i"]), node("Mul", ["xf", "i"], ["n"]),
-             node("Cast", ["n"], ["n16" if weight != "none" else "y"], to=F16)]
+             node("Reciprocal", ["r"], ["i"]), node("Mul", ["xf", "i"], ["n"])]
+    if weight == "f32":  # Gemma-2: scaled by its (1 + weight) in f32, then the Cast back
+        nodes += [node("Mul", ["n", "w"], ["nw"]), node("Cast", ["nw"], ["y"], to=F16)]
+    else:
+        nodes.append(node("Cast", ["n"], ["n16" if weight != "none" else "y"], to=F16))
     if weight == "after":
         nodes.append(node("Mul", ["w", "n16"], ["y"]))
     elif weight == "cast":
         nodes += [node("Cast", ["w"], ["wc"], to=F16), node("Mul", ["n16", "wc"], ["y"])]
     inits = [initializer("two", [], F32, 2.0), initializer("eps", [], F32, 1e-6),
-             initializer("axes", [1], TensorProto.INT64, [-1]), initializer("w", [512])]
+             initializer("axes", [1], TensorProto.INT64, [-1]),
+             initializer("w", [512], F32 if weight == "f32" else F16)]
     # 512 elements: a weight, never folded (a Cast of it stays for the pattern)
     path = save(tmp_path, nodes, {"x": [1, 16, 512]}, {"y": [1, 16, 512]}, inits)
     [(kind, p)] = tasks(path)
@@ -119,6 +123,18 @@ def test_transformers_rmsnorm_forms(tmp_path: Path, weight: str) -> None:
         assert p["weight"] == "w"
     problem = tiled_problem(path)
     assert any(name.endswith(".ldW") for name in problem.ops) == (weight != "none")
+
+
+def test_a_cache_sliced_to_its_window_is_no_copy(tmp_path: Path) -> None:
+    # Phi-3 keeps the last `window` rows of the past and of the present K and V (all of
+    # them when the cache is shorter): whole Slices, views of what attention reads
+    for past, dims in ((0, PREFILL), (1, DECODE)):
+        plain = tasks(decoder_layer(tmp_path, past=past), **dims)
+        sliced = tasks(decoder_layer(tmp_path, past=past, window=2048, name="sliced"), **dims)
+        assert [kind for kind, _ in sliced] == [kind for kind, _ in plain]
+        [attention] = [p for kind, p in sliced if kind == "attention"]
+        assert (attention["q_len"], attention["past"]) == (dims["seq"], dims.get("past", 0))
+        assert (attention["k_cache"] == "past_key") == bool(past)
 
 
 def tiled_problem(path: str):
@@ -173,6 +189,23 @@ def test_the_summary_accounts_for_every_node(tmp_path: Path) -> None:
     assert summary.outcomes["Softmax"] == {"attention": 1}
     assert summary.outcomes["Range"] == {"folded": 2}
     assert summary.outcomes["Expand"] == {"view": 2}
+
+
+def test_a_rotary_embedding_of_a_whole_slice_reads_the_sliced_tensor(tmp_path: Path) -> None:
+    # TorchScript's Phi-3 rotates q[..., :rotary_dim], all of q when rotary_dim = head_dim
+    bounds = [initializer(n, [1], TensorProto.INT64, [v]) for n, v in
+              (("s0", 0), ("s1", 32), ("s2", 64), ("ax", -1))]
+    table = numpy_helper.from_array(np.zeros((1, 64), np.float16), "cos")
+    nodes = [node("Transpose", ["x"], ["xh"], perm=[0, 2, 1, 3]),
+             node("Slice", ["xh", "s0", "s2", "ax"], ["xr"]),
+             node("Slice", ["xr", "s0", "s1", "ax"], ["a"]),
+             node("Slice", ["xr", "s1", "s2", "ax"], ["b"]), node("Neg", ["b"], ["nb"]),
+             node("Concat", ["nb", "a"], ["r"], axis=-1), node("Mul", ["xr", "cos"], ["xc"]),
+             node("Mul", ["r", "cos"], ["rs"]), node("Add", ["xc", "rs"], ["y"])]
+    path = save(tmp_path, nodes, {"x": [1, 8, 2, 64]}, {"y": [1, 2, 8, 64]}, [*bounds, table])
+    # the heads' Transpose is a view: the rotary embedding reads the tokens' storage
+    [(kind, p)] = tasks(path)
+    assert (kind, p["x"], p["rows"], p["cols"]) == ("rope", "x", 8, 128)
 
 
 def test_rotary_tables_must_match_the_positions(tmp_path: Path) -> None:
