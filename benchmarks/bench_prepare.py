@@ -26,7 +26,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: the repository root on the path
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import REPO, write_figures  # noqa: E402
+from benchmarks.common import REPO, in_fresh_process, write_figures  # noqa: E402
 
 MODEL = REPO / "benchmarks" / "corpus" / "llama-layer-prefill-dynamo-op20.onnx"
 #: token counts that tile the layer into about 2,000, 10,000 and 20,000 ops
@@ -64,13 +64,7 @@ def _case(seq: int, queue: multiprocessing.Queue) -> None:
 
 def measure(seq: int) -> dict[str, Any]:
     """One size in a fresh process (spawn: its own peak RSS)."""
-    context = multiprocessing.get_context("spawn")
-    queue = context.Queue()
-    process = context.Process(target=_case, args=(seq, queue))
-    process.start()
-    row = queue.get()
-    process.join()
-    return row
+    return in_fresh_process(_case, seq)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,8 +18,15 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import resource
+import sys
 import time
+from pathlib import Path
 from typing import Any
+
+if __package__ in (None, ""):  # run as a script: the repository root on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import in_fresh_process  # noqa: E402
 
 WORKLOAD = "gemm-rmsnorm-v75"
 SIZES = (2_000, 5_000, 10_000, 20_000)
@@ -49,13 +56,7 @@ def _case(target_ops: int, queue: multiprocessing.Queue) -> None:
 
 def measure(target_ops: int) -> dict[str, Any]:
     """One size in a fresh process (spawn: its own peak RSS)."""
-    context = multiprocessing.get_context("spawn")
-    queue = context.Queue()
-    process = context.Process(target=_case, args=(target_ops, queue))
-    process.start()
-    row = queue.get()
-    process.join()
-    return row
+    return in_fresh_process(_case, target_ops)
 
 
 def main(argv: list[str] | None = None) -> int:

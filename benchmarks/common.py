@@ -8,11 +8,13 @@ it in a process of its own (clean peak RSS) and still collect every figure.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["REPO", "external_dir", "write_figures"]
+__all__ = ["REPO", "external_dir", "in_fresh_process", "write_figures"]
 
 #: The repository root (this file is ``<repo>/benchmarks/common.py``).
 REPO = Path(__file__).resolve().parent.parent
@@ -33,3 +35,15 @@ def write_figures(path: str | os.PathLike[str] | None, figures: dict[str, Any]) 
     """Write ``figures`` as JSON to ``path`` (nothing when ``path`` is None)."""
     if path is not None:
         Path(path).write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
+
+
+def in_fresh_process(case: Callable[[Any, Any], None], argument: Any) -> dict[str, Any]:
+    """The row ``case(argument, queue)`` puts on its queue, run in a spawned process, so
+    that the peak RSS it reports is its own and no earlier import is warm."""
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    process = context.Process(target=case, args=(argument, queue))
+    process.start()
+    row = queue.get()
+    process.join()
+    return row
