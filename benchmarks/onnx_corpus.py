@@ -460,6 +460,11 @@ def export_one(family: str, module: str, phase: str, exporter: str) -> Entry:
                 path = CORPUS / _file(family, module, phase, exporter, entry.opset)
                 (path.parent / (path.name + ".data")).unlink(missing_ok=True)
                 program.save(str(path), external_data=True)
+                import onnx
+
+                # the exporter's own saving keeps only tensors up to 256 bytes inline;
+                # Gemma-2's rotary frequencies (512 bytes) must stay in the graph to fold
+                _save_external(onnx.load(str(path)), path)
         entry.file = path.name
         _summarise(entry, path)
     except Exception as exc:  # noqa: BLE001 - every failure is a row of the table

@@ -35,14 +35,7 @@ GRAPHS = _graphs()
 pytestmark = pytest.mark.skipif(not GRAPHS, reason="benchmarks/corpus is absent")
 #: Graphs that do not import yet, by a part of their file name, and why (docs/onnx.md);
 #: strict, so a graph that starts importing says so.
-NOT_YET = {
-    # the rotary inverse frequencies ([128] f32, 512 bytes) lie in the absent data file:
-    # the dynamo exporter keeps only tensors up to 256 bytes inline
-    "gemma2-layer-prefill-dynamo": "the rotary table cannot be folded: its inverse "
-                                   "frequencies are in the absent external data file",
-    "gemma2-model": "as gemma2-layer-prefill-dynamo",
-    "gemma2-layer-decode-dynamo": "as gemma2-layer-prefill-dynamo",
-}
+NOT_YET: dict[str, str] = {}
 
 
 def _not_yet(graph: dict[str, Any]) -> str | None:
