@@ -30,6 +30,12 @@ The bound is the largest of its parts, each a valid bound on its own:
   them, priced by small CP-SAT models and an LP over their orders
   (:mod:`schedsearch.engine.bounds.gap`). All three memory parts:
   :mod:`schedsearch.engine.bounds.memory_parts`.
+- ``head_tail:K`` for each lane kind K: the least time before any op of K can start
+  (longest path of orderings every legal schedule respects: ``after``, the single writer
+  of a read value, DDR writes before reads) plus K's work over its units plus the least
+  time after any of them ends; ``phases:K``: the same across a chain of ops off K that
+  cut K's work into phases, with the forced waits between them (an RMSNorm or a softmax
+  that every later GEMM depends on). :mod:`schedsearch.engine.bounds.phases`.
 
 Makespans are integers, so rounding a true bound up keeps it a bound. A weak bound makes
 a good schedule look bad; these parts are cheap and cannot exceed the optimum.
@@ -50,6 +56,7 @@ from models.validate import after_graph, usable_modes
 from schedsearch.engine.bounds.configurations import configuration_bound
 from schedsearch.engine.bounds.lp import ceil_bound
 from schedsearch.engine.bounds.memory_parts import memory_bound_parts
+from schedsearch.engine.bounds.phases import phase_parts
 
 __all__ = ["LowerBound", "lower_bound", "critical_path", "energy_bound", "energy_relaxation",
            "EnergyRelaxation"]
@@ -107,6 +114,7 @@ def lower_bound(problem: Problem, target: Target, *,
         relaxation = energy_relaxation(problem, target)
     parts["energy"] = 0 if relaxation is None else relaxation.bound()
     parts.update(memory_bound_parts(problem, target))
+    parts.update(phase_parts(problem, target))
     configuration = configuration_bound(problem, target, known=max(parts.values()))
     if configuration is not None:  # None: it cannot beat the parts above
         parts["configuration"] = configuration
