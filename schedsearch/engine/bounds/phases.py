@@ -189,7 +189,9 @@ def _levels(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
 @dataclass(frozen=True, slots=True)
 class _OpTables:
     """Per op (problem order): the shortest usable ``duration`` and, per lane kind, the
-    least ``duration * units`` over its usable modes (``work``)."""
+    least ``duration * units`` over its usable modes (``work``). A mode is usable when it
+    asks no more units than the target has (UNITS) and, unless it takes no time, draws no
+    more than each budget's capacity."""
 
     duration: np.ndarray
     work: dict[str, np.ndarray]
@@ -202,7 +204,8 @@ def _op_tables(problem: Problem, target: Target) -> _OpTables:
     for op in problem.ops.values():
         usable = [m for m in op.modes
                   if all(n <= lanes.get(k, 0) for k, n in m.lanes.items())
-                  and all(n <= budgets.get(b, 0) for b, n in m.budgets.items())] \
+                  and (m.duration == 0  # an empty window draws nothing (FORMATS.md)
+                       or all(n <= budgets.get(b, 0) for b, n in m.budgets.items()))] \
             or op.modes  # none usable: validation reports it (FIT)
         duration.append(min(m.duration for m in usable))
         for kind, column in work.items():

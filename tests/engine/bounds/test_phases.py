@@ -170,6 +170,24 @@ def test_ddr_writes_precede_every_read_that_meets_them() -> None:
     assert forced_edges(p) == [(0, 2), (0, 3), (1, 2)]
 
 
+def test_a_mode_that_takes_no_time_may_draw_more_than_the_budget() -> None:
+    # An empty window draws nothing (FORMATS.md), so the norm may take 0 and the phases
+    # meet: only a mode asking more units than the target has is never usable.
+    p = gemm_phases()
+    fast = Op("t", (Mode(30, {"HVX": 1}), Mode(0, {"HVX": 1}, {"BW": 99}),
+                    Mode(0, {"HVX": 3})), reads=p.ops["norm"].reads, writes=p.ops["norm"].writes)
+    p = replace(p, ops={**p.ops, "norm": fast})
+    assert phase_parts(p, TARGET)["phases:HMX"] == 220
+    placed = {"ld": (0, 10, "DMA", 0), "mm1": (10, 60, "HMX", 0), "mm2": (60, 110, "HMX", 0),
+              "norm": (110, 110, "HVX", 1), "mm3": (110, 160, "HMX", 0),
+              "mm4": (160, 210, "HMX", 0), "st": (210, 220, "DMA", 0)}
+    schedule = Schedule(TARGET, p, {name: OpPlacement(mode, s, e, {lane: (0,)})
+                                    for name, (s, e, lane, mode) in placed.items()},
+                        {b: BufferPlacement(16 * k, 0, 220) for k, b in enumerate(p.buffers)},
+                        220)
+    assert verify(schedule) == []
+
+
 def test_forced_edges_in_a_cycle_give_no_part() -> None:
     p = problem({"a": op("HMX", 10, (buf("y", "Y"),), (buf("x", "X"),)),
                  "b": op("HMX", 10, (buf("x", "X"),), (buf("y", "Y"),))})
