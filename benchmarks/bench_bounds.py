@@ -5,9 +5,11 @@ For the Llama-3.2-1B and Qwen2.5-0.5B layers (prefill 128 tokens, decode 1 token
 hexagon-v75 and v79, prints: ops; the bound without the new parts (``before``: the
 largest of the other parts, and its name); the largest ``head_tail:K`` and
 ``phases:K`` (and K); the bound with them; their ratio; the seconds the whole bound took
-and the seconds the phase parts took of it. ``--imported`` adds the Llama-3.2-1B prefill
-layer of the ONNX corpus tiled into about 10,000 ops (as ``bench_prepare.py`` builds it),
-for the time at that size. Figures, not pass/fail; times are noisy on a shared machine.
+and the seconds the phase parts take alone (wall clock, then both again in CPU time of
+the process, which a machine shared with other jobs inflates less). ``--imported`` adds
+the Llama-3.2-1B prefill layer of the ONNX corpus tiled into about 10,000 ops (as
+``bench_prepare.py`` builds it), for the time at that size. Figures, not pass/fail; times
+are noisy on a shared machine.
 
     python benchmarks/bench_bounds.py                   # the eight bundled layers
     python benchmarks/bench_bounds.py --imported 768    # and the imported layer, seq 768
@@ -47,12 +49,12 @@ def measure(name: str, problem: Problem, target: Target) -> dict[str, Any]:
     from schedsearch.engine.bounds.lower import lower_bound
     from schedsearch.engine.bounds.phases import phase_parts
 
-    begin = time.perf_counter()
+    begin, cpu = time.perf_counter(), time.process_time()
     bound = lower_bound(problem, target)
-    bound_s = time.perf_counter() - begin
-    begin = time.perf_counter()
+    bound_s, bound_cpu = time.perf_counter() - begin, time.process_time() - cpu
+    begin, cpu = time.perf_counter(), time.process_time()
     phase_parts(problem, target)
-    phases_s = time.perf_counter() - begin
+    phases_s, phases_cpu = time.perf_counter() - begin, time.process_time() - cpu
     before = {k: v for k, v in bound.parts.items() if not k.startswith(NEW)}
     if "configuration" not in before:  # left out against the new parts: as it was before
         configuration = configuration_bound(problem, target, known=max(before.values()))
@@ -65,7 +67,7 @@ def measure(name: str, problem: Problem, target: Target) -> dict[str, Any]:
             "before_part": old_part, "head_tail": head_tail, "head_tail_part": head_tail_part,
             "phases": phases, "phases_part": phases_part, "bound": bound.value,
             "gain": bound.value / old if old else 1.0, "bound_s": bound_s,
-            "phases_s": phases_s}
+            "bound_cpu_s": bound_cpu, "phases_s": phases_s, "phases_cpu_s": phases_cpu}
 
 
 def imported_layer(seq: int) -> tuple[str, Problem, Target] | None:
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     print("seconds on this machine (noisy when shared)")
     print(f"{'layer':<32} {'ops':>6} {'before':>10} {'(part)':<16} {'head_tail':>10} "
           f"{'phases':>10} {'(part)':<11} {'bound':>10} {'gain':>6} {'bound s':>8} "
-          f"{'phases s':>8}")
+          f"{'phases s':>8} {'cpu':>5} {'cpu':>5}")
     rows = []
     for name, problem, target in cases:
         row = measure(name, problem, target)
@@ -117,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:<32} {row['ops']:>6} {row['before']:>10,} {row['before_part']:<16} "
               f"{row['head_tail']:>10,} {row['phases']:>10,} {row['phases_part']:<11} "
               f"{row['bound']:>10,} {row['gain']:>6.3f} {row['bound_s']:>8.2f} "
-              f"{row['phases_s']:>8.2f}")
+              f"{row['phases_s']:>8.2f} {row['bound_cpu_s']:>5.2f} {row['phases_cpu_s']:>5.2f}")
     write_figures(args.json, {"rows": rows})
     return 0
 

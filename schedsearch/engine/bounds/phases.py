@@ -56,7 +56,7 @@ matrix of nodes by gates, one vectorised step per dependency level.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,13 +77,25 @@ SAMPLE = 256
 #: "Unreachable" in the path matrices: far below any path, and no sum overflows int64.
 _NONE = np.iinfo(np.int64).min // 4
 
-#: Bits set in each byte value, to count the members of a packed bit set.
-_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
+def _only_writer(writes: Iterable[tuple[int, int, int, str | None]], reader: int,
+                 lo: int, hi: int, value: str | None) -> int | None:
+    """The one op other than ``reader`` among ``writes`` (op, bytes, value) whose write a
+    read of bytes ``[lo, hi)`` expecting ``value`` may see, or None if there are several
+    (or none)."""
+    found = None
+    for op, written_lo, written_hi, written in writes:
+        if op != reader and written_lo <= lo and hi <= written_hi and \
+                (written is None or value is None or written == value):
+            if found is not None and found != op:
+                return None
+            found = op
+    return found
 
 
-def forced_edges(problem: Problem) -> list[tuple[int, int]]:
+def forced_edges(problem: Problem) -> np.ndarray:
     """Pairs ``(pred, succ)`` of op indices (problem order) with ``start(succ) >=
-    end(pred)`` in every legal schedule (see the module docstring), without duplicates."""
+    end(pred)`` in every legal schedule (see the module docstring): an array of shape
+    ``(edges, 2)``, sorted, without duplicates."""
     index = {name: i for i, name in enumerate(problem.ops)}
     edges = {(index[a], index[b]) for a, b in problem.after}
     writes: dict[str, list[tuple[int, int, int, str | None]]] = defaultdict(list)
@@ -100,15 +112,14 @@ def forced_edges(problem: Problem) -> list[tuple[int, int]]:
         for access in op.reads:
             if access.buffer is not None:
                 lo, hi = access.bytes or (0, problem.buffers[access.buffer].size)
-                seen = {w for w, wlo, whi, value in writes.get(access.buffer, ())
-                        if w != i and wlo <= lo and hi <= whi
-                        and (value is None or access.value is None or value == access.value)}
-                if len(seen) == 1:
-                    edges.add((seen.pop(), i))
+                writer = _only_writer(writes.get(access.buffer, ()), i, lo, hi, access.value)
+                if writer is not None:
+                    edges.add((writer, i))
             elif access.tensor is not None and access.tensor in regions:
                 edges.update((w, i) for w in regions[access.tensor].intersecting(
                     access.box or ()) if w != i)
-    return sorted(edges)
+    pairs = np.array(list(edges), dtype=np.int64).reshape(-1, 2)
+    return np.unique(pairs, axis=0) if len(pairs) else pairs
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,10 +213,11 @@ def _op_tables(problem: Problem, target: Target) -> _OpTables:
     duration = []
     work: dict[str, list[int]] = {kind: [] for kind in lanes}
     for op in problem.ops.values():
-        usable = [m for m in op.modes
-                  if all(n <= lanes.get(k, 0) for k, n in m.lanes.items())
-                  and (m.duration == 0  # an empty window draws nothing (FORMATS.md)
-                       or all(n <= budgets.get(b, 0) for b, n in m.budgets.items()))] \
+        usable = op.modes if len(op.modes) == 1 else [
+            m for m in op.modes
+            if all(n <= lanes.get(k, 0) for k, n in m.lanes.items())
+            and (m.duration == 0  # an empty window draws nothing (FORMATS.md)
+                 or all(n <= budgets.get(b, 0) for b, n in m.budgets.items()))] \
             or op.modes  # none usable: validation reports it (FIT)
         duration.append(min(m.duration for m in usable))
         for kind, column in work.items():
@@ -219,7 +231,7 @@ def forced_order(problem: Problem, duration: np.ndarray) -> ForcedOrder | None:
     None if the forced edges form a cycle (then no legal schedule exists, and other
     checks say why)."""
     n = len(problem.ops)
-    pairs = np.array(forced_edges(problem), dtype=np.int64).reshape(-1, 2)
+    pairs = forced_edges(problem)
     src, dst = pairs[:, 0], pairs[:, 1]
     levels = _levels(n, src, dst)
     if levels is None:
