@@ -47,10 +47,12 @@ end(g)`` by induction, and any set of gates gives a valid figure. K-ops that are
 segment of the chain only make it weaker. ``phases:K`` is at least ``head_tail:K``.
 
 Speed. Which gates to try is a heuristic (:func:`_choose_gates`): up to
-:data:`MAX_GATES` per kind, those whose K-ancestors and K-descendants leave the least K
-work unordered with them, per distinct split of the K-ops, weighed against the shortest
-forced wait through them. Paths from and to all chosen gates are found at once, as a
-matrix of nodes by gates, one vectorised step per dependency level.
+:data:`MAX_GATES` per kind, ranked by the shortest forced wait through the gate minus
+the K work unordered with it over ``c`` (counted on a :func:`_sample` of the K-ops), one
+per distinct split of the sample into ancestors and descendants. Paths from and to all
+chosen gates are found at once, as a matrix of ops by gates, one vectorised step per
+dependency level (:class:`_Pass`); the chain is then one pass over the gates in
+dependency order, each step vectorised over the earlier gates.
 """
 
 from __future__ import annotations
@@ -76,6 +78,13 @@ SAMPLE = 256
 
 #: "Unreachable" in the path matrices: far below any path, and no sum overflows int64.
 _NONE = np.iinfo(np.int64).min // 4
+#: "No such path" for shortest paths: above any sum of durations, and no sum overflows.
+_FAR = np.iinfo(np.int64).max // 4
+
+
+def _ceil_div(work: np.ndarray | int, count: int) -> np.ndarray | int:
+    return -(-work // count)
+
 
 def _only_writer(writes: Iterable[tuple[int, int, int, str | None]], reader: int,
                  lo: int, hi: int, value: str | None) -> int | None:
@@ -251,14 +260,6 @@ def forced_order(problem: Problem, duration: np.ndarray) -> ForcedOrder | None:
     backward.run(rest, np.maximum, to_rest)
     return ForcedOrder(duration, end - duration, rest - duration, levels, forward,
                        backward)
-
-
-def _ceil_div(work: np.ndarray | int, count: int) -> np.ndarray | int:
-    return -(-work // count)
-
-
-#: "No such path" for shortest paths: above any sum of durations, and no sum overflows.
-_FAR = np.iinfo(np.int64).max // 4
 
 
 def _k_reach(order: ForcedOrder, kops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
