@@ -279,3 +279,53 @@ def test_the_parts_never_exceed_the_optimum(p: Problem) -> None:
     assert max(parts.values(), default=0) <= best, (parts, best, p)
     assert all(parts[f"phases:{k}"] >= parts[f"head_tail:{k}"] for k in KINDS
                if f"phases:{k}" in parts)
+
+
+@st.composite
+def phased_problems(draw: st.DrawFn) -> Problem:
+    """Layers of ops that alternate between GEMM-like work (HMX, sometimes with an HVX
+    mode too) and vector work (HVX), up to 10 ops: each op reads the value of one or more
+    ops of the layer before (a buffer it alone writes, or a DDR temp row), so vector ops
+    gate the next GEMMs, fully or in part; an optional load first and a free GEMM."""
+    ops: dict[str, Op] = {}
+    previous: list[str] = []
+    rows_written = 0
+    for layer in range(draw(st.integers(2, 4))):
+        current = []
+        for k in range(draw(st.integers(1, 3 if layer % 2 == 0 else 2))):
+            name = f"l{layer}.{k}"
+            if layer % 2 == 0:
+                modes = [Mode(draw(st.integers(1, 30)), {"HMX": 1})]
+                if draw(st.integers(0, 3)) == 0:
+                    modes.append(Mode(draw(st.integers(10, 60)), {"HVX": 2}))
+            else:
+                modes = [Mode(draw(st.integers(0, 20)), {"HVX": draw(st.integers(1, 2))})]
+            reads = []
+            if previous:
+                for source in draw(st.lists(st.sampled_from(previous), min_size=1,
+                                            max_size=len(previous), unique=True)):
+                    row = int(source.split("@")[1]) if "@" in source else None
+                    reads.append(rows("T", row, row + 1) if row is not None
+                                 else buf(source, source.upper()))
+            if draw(st.booleans()):
+                write, label = rows("T", rows_written, rows_written + 1), \
+                    f"{name}@{rows_written}"
+                rows_written += 1
+            else:
+                write, label = buf(name, name.upper()), name
+            ops[name] = Op("t", tuple(modes), reads=tuple(reads), writes=(write,))
+            current.append(label)
+        previous = current
+        if len(ops) >= 8:
+            break
+    if draw(st.booleans()):
+        ops["free"] = op("HMX", draw(st.integers(1, 30)))
+    return problem(ops, temp_rows=rows_written)
+
+
+@settings(max_examples=examples(1))
+@given(phased_problems())
+def test_the_parts_never_exceed_the_optimum_of_phased_work(p: Problem) -> None:
+    parts = phase_parts(p, TARGET)
+    best = optimum(with_forced_edges(p), TARGET)
+    assert max(parts.values(), default=0) <= best, (parts, best, p)
