@@ -56,14 +56,14 @@ def problem(ops: dict[str, Op], after: tuple[tuple[str, str], ...] = (),
     return Problem("p", tensors, {"t": Task("x")}, buffers, ops, after)
 
 
-def gemm_phases(vector: int = 30) -> Problem:
+def gemm_phases() -> Problem:
     """Load A; two GEMMs on it; a vector op that needs both results (an RMSNorm, say);
     two GEMMs on its output; a store. Every dependency is a value in a buffer."""
     return problem({
         "ld": op("DMA", 10, (rows("X", 0, 4),), (buf("a", "A"),)),
         "mm1": op("HMX", 50, (buf("a", "A"),), (buf("p", "P"),)),
         "mm2": op("HMX", 50, (buf("a", "A"),), (buf("q", "Q"),)),
-        "norm": op("HVX", vector, (buf("p", "P"), buf("q", "Q")), (buf("n", "N"),)),
+        "norm": op("HVX", 30, (buf("p", "P"), buf("q", "Q")), (buf("n", "N"),)),
         "mm3": op("HMX", 50, (buf("n", "N"),), (buf("r", "R"),)),
         "mm4": op("HMX", 50, (buf("n", "N"),), (buf("s", "S"),)),
         "st": op("DMA", 10, (buf("r", "R"), buf("s", "S"))),
@@ -106,8 +106,9 @@ def test_loads_before_the_first_gemm_are_a_head() -> None:
 
 
 def test_a_chain_of_gates_through_ddr_counts_every_phase() -> None:
-    # Three GEMM phases, each's results stored to a DDR temp tensor that the next
-    # phase's vector op reads back (DDR RAW): two waits of 10 + 20 + 10 each.
+    # Three GEMM phases; each writes its results to a DDR temp tensor that the next
+    # phase's vector op reads (DDR RAW), and that op's value feeds the next GEMMs: two
+    # waits of 20, and 6 GEMMs of 40.
     ops = {"mm0.0": op("HMX", 40, (rows("X", 0, 4),), (rows("T", 0, 1),)),
            "mm0.1": op("HMX", 40, (rows("X", 0, 4),), (rows("T", 1, 2),))}
     for phase in (1, 2):
