@@ -57,10 +57,13 @@ def placed_bytes(sizes: list[int], alignment: int) -> int:
 
 def usable_modes(modes: tuple[Mode, ...], target: Target) -> list[int]:
     """Indices of the modes that ask no more of any lane kind or budget than the target
-    has. Only these can ever run; an op needs at least one (rule ``FIT``)."""
+    has. Only these can ever run; an op needs at least one (rule ``FIT``). A mode of
+    duration 0 draws nothing at any instant (FORMATS.md: an empty window), so its budget
+    draws never keep it out; its lanes still must exist in the number it lists."""
     def fits(mode: Mode) -> bool:
         return (all(n <= target.lanes.get(k, 0) for k, n in mode.lanes.items())
-                and all(n <= target.budgets.get(b, 0) for b, n in mode.budgets.items()))
+                and (mode.duration == 0
+                     or all(n <= target.budgets.get(b, 0) for b, n in mode.budgets.items())))
     return [i for i, mode in enumerate(modes) if fits(mode)]
 
 

@@ -94,3 +94,11 @@ def test_a_cycle_names_its_ops() -> None:
     error = error_of(problem_of({}, ops, (("x", "y"), ("y", "z"), ("z", "y"))))
     assert (error.rule, error.path) == ("CYCLE", "$.after")
     assert "y -> z -> y" in error.message or "z -> y -> z" in error.message
+
+
+def test_a_mode_of_no_time_may_draw_more_than_the_budget_but_not_more_lanes() -> None:
+    # FORMATS.md: an empty window draws nothing at any instant, so such a mode can run.
+    assert usable_modes((Mode(0, {}, {"BW": 99}),), TARGET) == [0]
+    assert usable_modes((Mode(0, {"DMA": 3}),), TARGET) == []
+    assert find_problem_error(problem_of({}, {"x": op(mode=Mode(0, {}, {"BW": 99}))}),
+                              TARGET) is None

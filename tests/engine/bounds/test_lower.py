@@ -129,3 +129,11 @@ def test_bound_never_exceeds_the_optimum(problem: Problem) -> None:
     bound = lower_bound(problem, TARGET)
     best = optimum(problem, TARGET)
     assert bound.value <= best, (bound.parts, best)
+
+
+def test_a_mode_of_no_time_drawing_past_the_budget_bounds_nothing() -> None:
+    # Regression: the energy LP left out a zero-duration mode drawing 99 of a budget of
+    # 60 (an empty window draws nothing) and forced the op's 10-tick mode: energy 10 > 0.
+    problem = problem_of({"a": (Mode(10, {"HMX": 1}), Mode(0, {}, {"BW": 99}))})
+    assert optimum(problem, TARGET) == 0
+    assert lower_bound(problem, TARGET).value == 0
