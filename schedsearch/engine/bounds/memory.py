@@ -21,9 +21,9 @@ accessors that must run one after another, each at its shortest usable mode. Two
 chain are counted, and the larger is taken:
 
 - *precedence*: the longest path among the accessors along edges every legal schedule
-  respects (:func:`necessary_edges`): ``after`` edges, the single writer of a value to
-  its readers (buffer RAW), and every writer of a DDR ``output``/``temp`` region to its
-  readers (DDR RAW);
+  respects (:func:`necessary_edges`): ``after`` edges, the only write a buffer read can
+  see to that read (buffer RAW), and every writer of a DDR ``output``/``temp`` region
+  to its readers (DDR RAW);
 - *resources*: the accessors' work on each lane kind and budget divided by its capacity
   (they all run inside the window), and the shortest durations of the accessors that in
   every usable mode take more than half of one lane kind or budget (no two overlap).
@@ -58,9 +58,9 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from models.formats import Access, Box, Mode, Problem, Target
-from models.regions import BoxIndex
+from models.formats import Mode, Problem, Target
 from models.validate import usable_modes
+from schedsearch.engine.bounds.phases import forced_edges
 
 __all__ = ["MemoryVolume", "Exclusion", "exclusion_sets", "reach_bits", "ordered_pairs",
            "usable_or_all", "usable_by_op", "necessary_edges", "shortest_lifetimes",
@@ -86,41 +86,11 @@ def _round_up(value: int, step: int) -> int:
     return -(-value // step) * step
 
 
-def _byte_range(access: Access, size: int) -> tuple[int, int]:
-    return access.bytes if access.bytes is not None else (0, size)
-
-
 def necessary_edges(problem: Problem) -> set[tuple[str, str]]:
-    """Pairs ``(pred, succ)`` with ``succ.start >= pred.end`` in every legal schedule:
-    ``after`` edges; buffer RAW where exactly one op writes the value a read expects (with
-    bytes covering the read), since STALE_READ wants that write to have ended; DDR RAW
-    from every write of an ``output``/``temp`` region to every read intersecting it."""
-    edges = set(problem.after)
-    writers: dict[tuple[str, str], list[tuple[str, tuple[int, int]]]] = defaultdict(list)
-    tensor_writes: dict[str, list[tuple[str, Box]]] = defaultdict(list)
-    for name, op in problem.ops.items():
-        for access in op.writes:
-            if access.buffer is not None and access.value is not None:
-                size = problem.buffers[access.buffer].size
-                writers[(access.buffer, access.value)].append(
-                    (name, _byte_range(access, size)))
-            elif access.tensor is not None and access.box is not None:
-                tensor_writes[access.tensor].append((name, access.box))
-    regions = {tensor: BoxIndex(writes) for tensor, writes in tensor_writes.items()}
-    regions.update((t, BoxIndex([])) for t in problem.tensors if t not in regions)
-    for name, op in problem.ops.items():
-        for access in op.reads:
-            if access.buffer is not None and access.value is not None:
-                found = writers.get((access.buffer, access.value), [])
-                lo, hi = _byte_range(access, problem.buffers[access.buffer].size)
-                if len(found) == 1 and found[0][0] != name and \
-                        found[0][1][0] <= lo and hi <= found[0][1][1]:
-                    edges.add((found[0][0], name))
-            elif access.tensor is not None and access.box is not None and \
-                    problem.tensors[access.tensor].role in ("output", "temp"):
-                edges.update((writer, name) for writer in
-                             regions[access.tensor].intersecting(access.box) if writer != name)
-    return edges
+    """Pairs ``(pred, succ)`` of op names with ``succ.start >= pred.end`` in every legal
+    schedule: :func:`~schedsearch.engine.bounds.phases.forced_edges` by name."""
+    names = list(problem.ops)
+    return {(names[pred], names[succ]) for pred, succ in forced_edges(problem).tolist()}
 
 
 def usable_or_all(modes: tuple[Mode, ...], target: Target) -> list[Mode]:

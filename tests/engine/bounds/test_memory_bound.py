@@ -89,6 +89,14 @@ def test_a_value_with_two_writers_orders_nothing() -> None:
     assert edges == {("w3", "s")}  # either writer may be the one r sees
 
 
+def test_a_write_without_a_value_may_be_the_one_a_read_sees() -> None:
+    # FORMATS.md compares values only where both have one: r may run after w0 (no
+    # value) and before w1 (the value r names), so w1 -> r is not forced.
+    ops = {"w0": Op("t", (Mode(10, {"VX": 1}),), writes=(Access(buffer="x"),)),
+           "r": reader("x", "v", 5), "w1": writer("x", "v", 10)}
+    assert necessary_edges(problem({"x": 8}, ops)) == set()
+
+
 def test_a_ddr_read_waits_for_every_write_of_its_region() -> None:
     ops = {"st0": Op("t", (Mode(5),), writes=(Access(tensor="H", box=((0, 2),)),)),
            "st1": Op("t", (Mode(5),), writes=(Access(tensor="H", box=((2, 4),)),)),
