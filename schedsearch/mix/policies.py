@@ -275,8 +275,8 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
     proved it on every chunking)."""
     mix = whole.mix
     chunked_mp = mix_problem(mix, target, CHUNK_TOKENS, max_ops)
-    kernel_ops = len(whole.problem.ops) + sum(
-        len(chunked_mp.ops_of(r.name)) for r in mix.requests if r.phase == "prefill")
+    kernel_ops = len(whole.problem.ops) + (0 if chunked_mp.chunk is None else sum(
+        len(chunked_mp.ops_of(r.name)) for r in mix.requests if r.phase == "prefill"))
     solver = _KernelSolver(search, KERNEL_SHARE * options.time_limit / max(1, kernel_ops))
     runs = {"sequential": _kernel_policy("sequential", whole, target, sequential_parts(whole),
                                          solver, options),
