@@ -327,7 +327,8 @@ def _window_model(inst: Instance, dag: Dag, view: GroupView, inc: Incumbent, fir
     done = group_completions(built.model, built.nodes, inc, hood, built.delta,
                              list(view.op_group), len(view.names))
     if late:
-        minimise_lateness(built.model, done, list(view.deadlines), built.makespan)
+        minimise_lateness(built.model, done, list(view.deadlines), built.makespan,
+                          max(inc.makespan, hood.t_end))
     else:
         hold_deadlines(built.model, done, list(view.deadlines))
         if view.objective == "weighted":

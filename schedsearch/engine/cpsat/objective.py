@@ -118,16 +118,18 @@ def hold_deadlines(model: cp_model.CpModel, completions: list[cp_model.IntVar],
 
 
 def minimise_lateness(model: cp_model.CpModel, completions: list[cp_model.IntVar],
-                      deadlines: list[int | None], makespan: cp_model.IntVar) -> None:
-    """Total lateness first, then the makespan: ``sum L_g * (M's upper bound + 1) + M``."""
+                      deadlines: list[int | None], makespan: cp_model.IntVar,
+                      horizon: int) -> None:
+    """Total lateness first, then the makespan: ``sum L_g * (horizon + 1) + M``, where
+    ``horizon`` bounds every completion and the makespan."""
     late = []
     for g, (c, deadline) in enumerate(zip(completions, deadlines, strict=True)):
         if deadline is None:
             continue
-        lateness = model.new_int_var(0, max(0, c.proto.domain[-1] - deadline), f"late_{g}")
+        lateness = model.new_int_var(0, max(0, horizon - deadline), f"late_{g}")
         model.add(lateness >= c - deadline)
         late.append(lateness)
-    model.minimize(sum(late) * (makespan.proto.domain[-1] + 1) + makespan)
+    model.minimize(sum(late) * (horizon + 1) + makespan)
 
 
 def minimise_weighted_completion(model: cp_model.CpModel, completions: list[cp_model.IntVar],
