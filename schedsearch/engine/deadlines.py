@@ -70,6 +70,7 @@ from schedsearch.engine.lns import (
 )
 from schedsearch.engine.offsets import place_offsets
 from schedsearch.engine.orders import tails
+from schedsearch.engine.portfolio import CHARGE_PER_TRY
 from schedsearch.engine.result import NoSchedule, SolveStatus
 from schedsearch.engine.serial import SerialPass
 from schedsearch.engine.solution import Solution, to_schedule
@@ -285,9 +286,11 @@ def _topological(dag: Dag, key: Sequence[tuple[float, float, int]]) -> list[int]
     return order
 
 
-def deadline_pass(inst: Instance, dag: Dag, view: GroupView) -> Solution | None:
+def deadline_pass(inst: Instance, dag: Dag, view: GroupView,
+                  budget: TimeBudget | None = None) -> Solution | None:
     """The best (:meth:`GroupView.score`) of the list scheduler's passes on the sequence
-    by latest start (module docstring), or None if every pass stalls."""
+    by latest start (module docstring), or None if every pass stalls; each pass runs to
+    its end and is charged to ``budget`` as the portfolio's are (by start attempts)."""
     chain = _chains(inst, dag)
     n = len(view.names)
     longest, length = [0] * n, [0] * n
@@ -312,7 +315,10 @@ def deadline_pass(inst: Instance, dag: Dag, view: GroupView) -> Solution | None:
     tail = tails(inst, dag)
     best: Solution | None = None
     for width in PASS_WINDOWS:
-        result = SerialPass(inst, dag, order, width, True, tail, in_sequence=True).run()
+        run = SerialPass(inst, dag, order, width, True, tail, in_sequence=True)
+        result = run.run()
+        if budget is not None:
+            budget.charge(CHARGE_PER_TRY * run.tries)
         if isinstance(result, Solution) and (
                 best is None or view.score(inst, result) < view.score(inst, best)):
             best = result
@@ -423,6 +429,7 @@ def search_objectives(problem: Problem, target: Target, objectives: Objectives, 
     within ``time_limit``. Raises :class:`DeadlinesMissed` (proved) when hard deadlines
     cannot all be met (:func:`unmeetable`); hard deadlines the answer still misses are the
     caller's to refuse (the answer's ``lateness``)."""
+    budget = TimeBudget.start(time_limit, reproducible=reproducible)
     inst = build_instance(problem, target)
     dag = build_dag(inst)
     view = GroupView.of(inst, objectives)
@@ -430,9 +437,8 @@ def search_objectives(problem: Problem, target: Target, objectives: Objectives, 
     if core and not objectives.soft_deadlines:
         raise DeadlinesMissed(core, True, "their chains and their work on the engines "
                                           "exceed them")
-    budget = TimeBudget.start(time_limit, reproducible=reproducible)
     found = [(f"start {i}", _solution(inst, dag, s)) for i, s in enumerate(starts)]
-    found.append(("deadline pass", deadline_pass(inst, dag, view)))
+    found.append(("deadline pass", deadline_pass(inst, dag, view, budget)))
     labelled = [(view.score(inst, s), i, label, s)
                 for i, (label, s) in enumerate(found) if s is not None]
     if not labelled:
