@@ -77,16 +77,17 @@ from schedsearch.engine.solution import Solution, to_schedule
 from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["OBJECTIVES", "Group", "Objectives", "GroupView", "DeadlinesMissed",
-           "ObjectiveAnswer", "unmeetable", "deadline_pass", "improve", "search_objectives",
-           "PROOF_SECONDS", "PASS_WINDOWS"]
+           "ObjectiveAnswer", "unmeetable", "unmeetable_groups", "deadline_pass", "improve",
+           "search_objectives", "PROOF_SECONDS", "PASS_WINDOWS"]
 
 OBJECTIVES = ("makespan", "weighted")
 #: Wall seconds one solve of the group model may take (it has a few variables per pair of
 #: groups; a mix of 17 requests is settled in milliseconds).
 PROOF_SECONDS = 2.0
-#: The windows of the deadline passes (:func:`deadline_pass`): a narrow one keeps memory
-#: in check, a wide one lets every urgent op start as soon as it is ready.
-PASS_WINDOWS = (64, 1024)
+#: The windows of the deadline passes (:func:`deadline_pass`). On the Qwen2.5-0.5B mix of
+#: ``benchmarks/bench_mix.py`` (4,174 ops): 16 gives 4,660,595 ns in 2.4 s, 64 gives
+#: 4,490,048 in 2.6 s; 256 and 1,024 stall on VTCM after 4.1 and 12.4 s.
+PASS_WINDOWS = (16, 64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +266,13 @@ def unmeetable(inst: Instance, dag: Dag, view: GroupView) -> tuple[str, ...]:
         if rest and _infeasible(model, [literals[j] for j in rest]) is not None:
             core = rest
     return tuple(view.names[groups[i]] for i in sorted(core))
+
+
+def unmeetable_groups(problem: Problem, target: Target, objectives: Objectives
+                      ) -> tuple[str, ...]:
+    """:func:`unmeetable` of ``problem``'s groups: for a caller with a problem only."""
+    inst = build_instance(problem, target)
+    return unmeetable(inst, build_dag(inst), GroupView.of(inst, objectives))
 
 
 # ------------------------------------------------------------------------- list pass

@@ -37,6 +37,7 @@ on how long an earlier search took), so a reproducible run repeats.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -44,8 +45,14 @@ from typing import Any
 from models.cost import overheads
 from models.formats import Problem, Schedule, Target
 from models.requests import MixProblem, Part, mix_problem
-from schedsearch.engine.deadlines import DeadlinesMissed, Group, ObjectiveAnswer, Objectives
-from schedsearch.engine.slicing import cross_task_edges, task_order
+from schedsearch.engine.deadlines import (
+    DeadlinesMissed,
+    Group,
+    ObjectiveAnswer,
+    Objectives,
+    unmeetable_groups,
+)
+from schedsearch.engine.slicing import cross_task_edges
 from schedsearch.paths import SolveOptions, cross_task_event_edges, separate_kernels
 
 __all__ = ["POLICIES", "CHUNK_TOKENS", "SEARCH_CHUNKS", "KERNEL_SHARE", "TIGHTENINGS",
@@ -65,6 +72,8 @@ SEARCH_CHUNKS = (128, 64)
 KERNEL_SHARE = 0.25
 #: How many times the per-request search tightens device deadlines that events broke.
 TIGHTENINGS = 2
+#: Why proved deadlines cannot be met (:func:`schedsearch.engine.deadlines.unmeetable`).
+_PROVED = "their chains and their work on the engines exceed them"
 
 #: ``(problem, target, seconds) -> schedule``: the search, as the policies call it.
 Search = Callable[[Problem, Target, float], Schedule]
@@ -120,11 +129,13 @@ def chunked_parts(mp: MixProblem) -> list[Part]:
     return order + pending
 
 
-def _task_order(mp: MixProblem, target: Target, part_order: Sequence[Part]) -> list[str]:
-    """The tasks part by part in ``part_order``, each part's in dependency order;
-    ValueError if that breaks a dependency between tasks (a policy's bug)."""
-    tasks = task_order(mp.problem, target)
-    order = [t for part in part_order for t in tasks if mp.part_of[t] == part]
+def _task_order(mp: MixProblem, part_order: Sequence[Part]) -> list[str]:
+    """The tasks part by part in ``part_order``, each part's in problem order (the order
+    the operator library emits a layer's tasks in, a dependency order); ValueError if
+    that breaks a dependency between tasks (a policy's bug). Why not
+    :func:`schedsearch.engine.slicing.task_order`: it derives every hazard of the whole
+    mix to order tasks whose order is known (15 s of a 4,174-op mix's run)."""
+    order = [t for part in part_order for t in mp.problem.tasks if mp.part_of[t] == part]
     position = {task: i for i, task in enumerate(order)}
     for a, b in cross_task_edges(mp.problem):
         first, then = mp.problem.ops[a].task, mp.problem.ops[b].task
@@ -176,7 +187,7 @@ class _KernelSolver:
 
 def _kernel_policy(name: str, mp: MixProblem, target: Target, parts: Sequence[Part],
                    solver: _KernelSolver, options: SolveOptions) -> PolicyRun:
-    order = _task_order(mp, target, parts)
+    order = _task_order(mp, parts)
     schedule, _ = separate_kernels(mp.problem, target, solver, options, order)
     charges = _kernel_charges(schedule, overheads(target).launch_ns)
     return PolicyRun(name, mp, schedule, charges, launches=len(charges), events=0)
@@ -266,15 +277,36 @@ def _per_request(mp: MixProblem, target: Target, goal: Goal, starts: list[Schedu
     return run
 
 
+def _refuse_proved(problems: list[MixProblem], target: Target, goal: Goal) -> None:
+    """DeadlinesMissed (proved) before any search, when hard deadlines are proved
+    unmeetable (:func:`unmeetable_groups`) on every chunking the search may use."""
+    if goal.soft_deadlines or not any(r.deadline_ns is not None
+                                      for r in problems[0].mix.requests):
+        return
+    launch = overheads(target).launch_ns
+    cores = []
+    for mp in problems:
+        core = unmeetable_groups(mp.problem, target, objectives_of(mp, goal, launch))
+        if not core:
+            return
+        cores.append(core)
+    names = [r.name for r in problems[0].mix.requests if any(r.name in c for c in cores)]
+    raise DeadlinesMissed(names, True, _PROVED, problems[0].mix.source)
+
+
 def run_policies(whole: MixProblem, target: Target, search: Search,
                  options: SolveOptions, max_ops: int, goal: Goal = MAKESPAN,
                  objective_search: ObjectiveSearch | None = None) -> dict[str, PolicyRun]:
     """The three policies of the module docstring on the mix of ``whole`` (its problem
     with whole prefills), in :data:`POLICIES` order. With hard deadlines that ``searched``
-    misses, DeadlinesMissed names the requests (proved when the per-request search
-    proved it on every chunking)."""
+    misses, DeadlinesMissed names the requests: before any search when it is proved on
+    every chunking that they cannot all be met, else after it."""
     mix = whole.mix
     chunked_mp = mix_problem(mix, target, CHUNK_TOKENS, max_ops)
+    chunkings = _chunkings(whole)
+    problems = {chunk: (whole if chunk is None else chunked_mp if chunk == CHUNK_TOKENS
+                        else mix_problem(mix, target, chunk, max_ops)) for chunk in chunkings}
+    _refuse_proved(list(problems.values()), target, goal)
     kernel_ops = len(whole.problem.ops) + (0 if chunked_mp.chunk is None else sum(
         len(chunked_mp.ops_of(r.name)) for r in mix.requests if r.phase == "prefill"))
     solver = _KernelSolver(search, KERNEL_SHARE * options.time_limit / max(1, kernel_ops))
@@ -285,13 +317,10 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
     kernel_schedules = {id(run.mix_problem.problem): run.schedule for run in runs.values()}
     per_request = objective_search is not None and objectives_of(
         whole, goal, 0).active
-    chunkings = _chunkings(whole)
     fused_seconds = (1 - KERNEL_SHARE) * options.time_limit / len(chunkings)
     candidates: list[tuple[str, PolicyRun]] = []
-    proofs: list[DeadlinesMissed] = []
     for chunk in chunkings:
-        mp = (whole if chunk is None else chunked_mp if chunk == CHUNK_TOKENS
-              else mix_problem(mix, target, chunk, max_ops))
+        mp = problems[chunk]
         label = "whole prefills" if chunk is None else f"prefill in chunks of {chunk}"
         seconds = fused_seconds / 2 if per_request else fused_seconds
         schedule = search(mp.problem, target, seconds)
@@ -300,12 +329,11 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
             assert objective_search is not None
             starts = [schedule, *([kernel_schedules[id(mp.problem)]]
                                   if id(mp.problem) in kernel_schedules else [])]
-            try:
+            # proved on this chunking (not on every one): its candidates are late
+            with contextlib.suppress(DeadlinesMissed):
                 candidates.append((f"{label}, per-request search",
                                    _per_request(mp, target, goal, starts, seconds,
                                                 objective_search)))
-            except DeadlinesMissed as missed:
-                proofs.append(missed)
     for kernels in runs.values():
         candidates.append((f"the {kernels.name} kernels' schedule, fused",
                            _fused(kernels.mix_problem, kernels.schedule, target)))
@@ -314,11 +342,6 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
     runs["searched"] = replace(best, note=f"kept {label} (tried: {tried})")
     late = _late(best)
     if late and not goal.soft_deadlines:
-        if len(proofs) == len(chunkings):
-            names = [r.name for r in mix.requests
-                     if any(r.name in p.requests for p in proofs)]
-            raise DeadlinesMissed(names, True, "their chains and their work on the engines "
-                                               "exceed them", mix.source)
         raise DeadlinesMissed(list(late), False, "the best searched schedule is late by "
                               + ", ".join(f"{n} {ns} ns" for n, ns in late.items())
                               + "; --soft-deadlines keeps the least total lateness",
