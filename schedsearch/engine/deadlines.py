@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
@@ -49,7 +49,7 @@ from ortools.sat.python import cp_model
 from models.errors import InputError
 from models.formats import Problem, Schedule, Target
 from schedsearch.engine import interrupt
-from schedsearch.engine.cpsat.model import PORTFOLIO_STRIDE, build, solve_each
+from schedsearch.engine.cpsat.model import PORTFOLIO_STRIDE, Built, build, solve_each
 from schedsearch.engine.cpsat.objective import (
     group_completions,
     hold_deadlines,
@@ -78,12 +78,14 @@ from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["OBJECTIVES", "Group", "Objectives", "GroupView", "DeadlinesMissed",
            "ObjectiveAnswer", "unmeetable", "unmeetable_groups", "deadline_pass", "improve",
-           "search_objectives", "PROOF_SECONDS", "PASS_WINDOWS"]
+           "search_objectives", "PROOF_SECONDS", "PASS_WINDOWS", "PROVED"]
 
 OBJECTIVES = ("makespan", "weighted")
 #: Wall seconds one solve of the group model may take (it has a few variables per pair of
 #: groups; a mix of 17 requests is settled in milliseconds).
 PROOF_SECONDS = 2.0
+#: Why proved deadlines cannot be met (the message of :class:`DeadlinesMissed`).
+PROVED = "their chains and their work on the engines exceed them"
 #: The windows of the deadline passes (:func:`deadline_pass`). On the Qwen2.5-0.5B mix of
 #: ``benchmarks/bench_mix.py`` (4,174 ops): 16 gives 4,660,595 ns in 2.4 s, 64 gives
 #: 4,490,048 in 2.6 s; 256 and 1,024 stall on VTCM after 4.1 and 12.4 s.
@@ -335,7 +337,7 @@ def deadline_pass(inst: Instance, dag: Dag, view: GroupView,
 
 # ------------------------------------------------------------------------------ LNS
 def _window_model(inst: Instance, dag: Dag, view: GroupView, inc: Incumbent, first: int,
-                  size: int, late: bool, placement: bool) -> tuple[object, int]:
+                  size: int, late: bool, placement: bool) -> tuple[Built, int]:
     hood, region_end = window(inst, dag, inc, first, size)
     built = build(inst, dag, inc, hood, 0, region_end, offsets=not placement)
     done = group_completions(built.model, built.nodes, inc, hood, built.delta,
@@ -362,7 +364,8 @@ def improve(inst: Instance, dag: Dag, view: GroupView, solution: Solution,
     size, first, improved = min(FIRST_WINDOW, dag.n_nodes), 0, False
     windows = accepted = 0
     while not budget.exhausted() and not interrupt.requested():
-        builts, widest = [], 0
+        builts: list[Built] = []
+        widest = 0
         for _ in range(workers):
             built, moving = _window_model(inst, dag, view, inc, first, size, best[0] > 0,
                                           placement)
@@ -378,8 +381,7 @@ def improve(inst: Instance, dag: Dag, view: GroupView, solution: Solution,
                 first, improved = 0, False
         seeds = [seed * PORTFOLIO_STRIDE + windows + k for k in range(workers)]
         step = budget.within(WINDOW_WALL_PER_OP * widest)
-        outcomes = solve_each(builts, step, work=WINDOW_LIMIT_PER_OP * widest,  # type: ignore[arg-type]
-                              seeds=seeds)
+        outcomes = solve_each(builts, step, work=WINDOW_LIMIT_PER_OP * widest, seeds=seeds)
         budget.absorb(step)
         windows += workers
         found = sorted((view.score(inst, o.solution), k, o.solution)
@@ -429,11 +431,12 @@ def _solution(inst: Instance, dag: Dag, schedule: Schedule) -> Solution | None:
 
 
 def search_objectives(problem: Problem, target: Target, objectives: Objectives, *,
-                      starts: Sequence[Schedule] = (), time_limit: float = 10.0,
+                      starts: Mapping[str, Schedule] | None = None,
+                      time_limit: float = 10.0,
                       seed: int = 0, workers: int = 2, reproducible: bool = True
                       ) -> ObjectiveAnswer:
     """The schedule of ``problem`` best by (lateness, objective, makespan) found from
-    ``starts`` (legal schedules of it) and the deadline passes, improved by :func:`improve`
+    ``starts`` (legal schedules of it, by name) and the deadline passes, improved by :func:`improve`
     within ``time_limit``. Raises :class:`DeadlinesMissed` (proved) when hard deadlines
     cannot all be met (:func:`unmeetable`); hard deadlines the answer still misses are the
     caller's to refuse (the answer's ``lateness``)."""
@@ -443,9 +446,8 @@ def search_objectives(problem: Problem, target: Target, objectives: Objectives, 
     view = GroupView.of(inst, objectives)
     core = unmeetable(inst, dag, view)
     if core and not objectives.soft_deadlines:
-        raise DeadlinesMissed(core, True, "their chains and their work on the engines "
-                                          "exceed them")
-    found = [(f"start {i}", _solution(inst, dag, s)) for i, s in enumerate(starts)]
+        raise DeadlinesMissed(core, True, PROVED)
+    found = [(label, _solution(inst, dag, s)) for label, s in (starts or {}).items()]
     found.append(("deadline pass", deadline_pass(inst, dag, view, budget)))
     labelled = [(view.score(inst, s), i, label, s)
                 for i, (label, s) in enumerate(found) if s is not None]

@@ -46,6 +46,7 @@ from models.cost import overheads
 from models.formats import Problem, Schedule, Target
 from models.requests import MixProblem, Part, mix_problem
 from schedsearch.engine.deadlines import (
+    PROVED,
     DeadlinesMissed,
     Group,
     ObjectiveAnswer,
@@ -72,14 +73,12 @@ SEARCH_CHUNKS = (128, 64)
 KERNEL_SHARE = 0.25
 #: How many times the per-request search tightens device deadlines that events broke.
 TIGHTENINGS = 2
-#: Why proved deadlines cannot be met (:func:`schedsearch.engine.deadlines.unmeetable`).
-_PROVED = "their chains and their work on the engines exceed them"
 
 #: ``(problem, target, seconds) -> schedule``: the search, as the policies call it.
 Search = Callable[[Problem, Target, float], Schedule]
-#: ``(problem, target, objectives, starts, seconds) -> answer``: the per-request search
-#: (:func:`schedsearch.engine.deadlines.search_objectives`).
-ObjectiveSearch = Callable[[Problem, Target, Objectives, Sequence[Schedule], float],
+#: ``(problem, target, objectives, starts by name, seconds) -> answer``: the per-request
+#: search (:func:`schedsearch.engine.deadlines.search_objectives`).
+ObjectiveSearch = Callable[[Problem, Target, Objectives, dict[str, Schedule], float],
                            ObjectiveAnswer]
 
 
@@ -251,16 +250,17 @@ def objectives_of(mp: MixProblem, goal: Goal, launch_ns: int,
     return Objectives(groups, goal.objective, goal.soft_deadlines)
 
 
-def _per_request(mp: MixProblem, target: Target, goal: Goal, starts: list[Schedule],
-                 seconds: float, search: ObjectiveSearch) -> PolicyRun:
+def _per_request(mp: MixProblem, target: Target, goal: Goal, starts: dict[str, Schedule],
+                 seconds: float, search: ObjectiveSearch) -> tuple[PolicyRun, str]:
     """The per-request search on ``mp`` from ``starts``, its device deadlines tightened
-    where events made a request late (module docstring); DeadlinesMissed if proved."""
+    where events made a request late (module docstring), and the search's note;
+    DeadlinesMissed if proved."""
     launch = overheads(target).launch_ns
     tightened: dict[str, int] = {}
     rounds = 1 + TIGHTENINGS
     answer = search(mp.problem, target, objectives_of(mp, goal, launch), starts,
                     seconds / rounds)
-    run = _fused(mp, answer.schedule, target)
+    run, note = _fused(mp, answer.schedule, target), answer.note
     for _ in range(TIGHTENINGS):
         late = _late(run)
         if answer.lateness or not late:
@@ -269,12 +269,13 @@ def _per_request(mp: MixProblem, target: Target, goal: Goal, starts: list[Schedu
             tightened[name] = tightened.get(name, 0) + by
         try:
             answer = search(mp.problem, target, objectives_of(mp, goal, launch, tightened),
-                            [answer.schedule], seconds / rounds)
+                            {"answer before": answer.schedule}, seconds / rounds)
         except DeadlinesMissed:  # tightened past what can be met: keep the answer found
             break
-        if _key(_fused(mp, answer.schedule, target), goal) < _key(run, goal):
-            run = _fused(mp, answer.schedule, target)
-    return run
+        tighter = _fused(mp, answer.schedule, target)
+        if _key(tighter, goal) < _key(run, goal):
+            run, note = tighter, f"{answer.note}, deadlines tightened by events"
+    return run, note
 
 
 def _refuse_proved(problems: list[MixProblem], target: Target, goal: Goal) -> None:
@@ -291,7 +292,7 @@ def _refuse_proved(problems: list[MixProblem], target: Target, goal: Goal) -> No
             return
         cores.append(core)
     names = [r.name for r in problems[0].mix.requests if any(r.name in c for c in cores)]
-    raise DeadlinesMissed(names, True, _PROVED, problems[0].mix.source)
+    raise DeadlinesMissed(names, True, PROVED, problems[0].mix.source)
 
 
 def run_policies(whole: MixProblem, target: Target, search: Search,
@@ -314,7 +315,6 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
                                          solver, options),
             "chunked": _kernel_policy("chunked", chunked_mp, target,
                                       chunked_parts(chunked_mp), solver, options)}
-    kernel_schedules = {id(run.mix_problem.problem): run.schedule for run in runs.values()}
     per_request = objective_search is not None and objectives_of(
         whole, goal, 0).active
     fused_seconds = (1 - KERNEL_SHARE) * options.time_limit / len(chunkings)
@@ -327,13 +327,15 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
         candidates.append((label, _fused(mp, schedule, target)))
         if per_request:
             assert objective_search is not None
-            starts = [schedule, *([kernel_schedules[id(mp.problem)]]
-                                  if id(mp.problem) in kernel_schedules else [])]
+            starts = {"makespan search": schedule}
+            for name, kernels in runs.items():
+                if kernels.mix_problem is mp:
+                    starts[f"{name} kernels' schedule"] = kernels.schedule
             # proved on this chunking (not on every one): its candidates are late
             with contextlib.suppress(DeadlinesMissed):
-                candidates.append((f"{label}, per-request search",
-                                   _per_request(mp, target, goal, starts, seconds,
-                                                objective_search)))
+                run, note = _per_request(mp, target, goal, starts, seconds,
+                                         objective_search)
+                candidates.append((f"{label}, per-request search {note}", run))
     for kernels in runs.values():
         candidates.append((f"the {kernels.name} kernels' schedule, fused",
                            _fused(kernels.mix_problem, kernels.schedule, target)))

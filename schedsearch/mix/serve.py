@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +50,7 @@ def _engine_objective_search(options: SolveOptions) -> ObjectiveSearch:
     from schedsearch.engine.deadlines import ObjectiveAnswer, Objectives, search_objectives
 
     def search(problem: Problem, target: Target, objectives: Objectives,
-               starts: Sequence[Schedule], seconds: float) -> ObjectiveAnswer:
+               starts: dict[str, Schedule], seconds: float) -> ObjectiveAnswer:
         return search_objectives(problem, target, objectives, starts=starts,
                                  time_limit=seconds, seed=options.seed,
                                  workers=options.workers, reproducible=options.reproducible)
