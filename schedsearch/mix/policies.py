@@ -13,10 +13,11 @@
   that schedule, the deadline pass, and the kernel schedule of the same problem. The two
   kernel schedules are fused candidates too (one entry, their events paid). The
   candidate kept is the best by (total lateness, objective, makespan), each figure with
-  the overheads (:mod:`.figures`): with deadlines ``searched`` meets every one that a
-  kernel schedule run as one entry meets, and without them it is never slower than
-  one (nor, then, than the kernel policy itself whenever that entry's events cost less
-  than the launches it saves, as in every mix measured).
+  the overheads (:mod:`.figures`): with deadlines ``searched`` is never later in total
+  than a kernel schedule run as one entry (so it meets them all when that entry does),
+  and without them it is never slower than one (nor, then, than the kernel policy
+  itself whenever that entry's events cost less than the launches it saves, as in
+  every mix measured).
 
 Overheads, as in :mod:`schedsearch.paths`: paid serially by the control processor, each
 a *charge* at a device time: a kernel's launch when its first op starts, the fused
