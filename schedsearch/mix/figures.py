@@ -27,7 +27,7 @@ import numpy as np
 
 from checker import verify
 from models.formats import schedule_to_dict
-from schedsearch.mix.policies import PolicyRun, total
+from schedsearch.mix.policies import PolicyRun, request_ends, total
 
 __all__ = ["RequestFigures", "PolicyFigures", "score", "percentile"]
 
@@ -91,14 +91,10 @@ def percentile(values: list[int], q: float) -> int | None:
 def score(run: PolicyRun) -> PolicyFigures:
     """The figures of ``run``, its schedule checked by the independent checker."""
     schedule, mp = run.schedule, run.mix_problem
-    device_end: dict[str, int] = {}
-    for name, placement in schedule.ops.items():
-        request = mp.part_of[schedule.problem.ops[name].task].request
-        device_end[request] = max(device_end.get(request, 0), placement.end)
+    ends = request_ends(run)
     requests = {}
     for request in mp.mix.requests:
-        end = device_end[request.name]
-        end += sum(ns for at, ns in run.charges if at < end)
+        end = ends[request.name]
         met = None if request.deadline_ns is None else end <= request.deadline_ns
         requests[request.name] = RequestFigures(end, request.deadline_ns, met)
     makespan = total(run)

@@ -6,26 +6,39 @@
   prefill in chunks of :data:`CHUNK_TOKENS` tokens, and after each chunk every decode
   step still pending, separate kernels. A decode request is one step, so every decode
   runs after the first chunk of the first prefill; the remaining chunks follow.
-- ``searched``: one fused entry, the requests' tiles interleaved by the search
-  (:func:`schedsearch.engine.search.solve`, which minimises the makespan), each prefill
-  whole or in chunks of :data:`SEARCH_CHUNKS` tokens: the shortest is kept. The two
-  kernel schedules are fused schedules too (one entry, their events paid): if one of
-  them is shorter, it is kept and the note says so: ``searched`` is never slower than
-  a kernel schedule run as one entry (nor, then, than the kernel policy itself whenever
-  that entry's events cost less than the launches it saves, as in every mix measured).
+- ``searched``: one fused entry, the requests' tiles interleaved by the search, each
+  prefill whole or in chunks of :data:`SEARCH_CHUNKS` tokens. Per chunking, the makespan
+  search (:func:`schedsearch.engine.search.solve`); with deadlines or ``weighted``, then
+  the per-request search (:func:`schedsearch.engine.deadlines.search_objectives`) from
+  that schedule, the deadline pass, and the kernel schedule of the same problem. The two
+  kernel schedules are fused candidates too (one entry, their events paid). The
+  candidate kept is the best by (total lateness, objective, makespan), each figure with
+  the overheads (:mod:`.figures`): with deadlines ``searched`` is never later in total
+  than a kernel schedule run as one entry (so it meets them all when that entry does),
+  and without them it is never slower than one (nor, then, than the kernel policy
+  itself whenever that entry's events cost less than the launches it saves, as in
+  every mix measured).
 
 Overheads, as in :mod:`schedsearch.paths`: paid serially by the control processor, each
 a *charge* at a device time: a kernel's launch when its first op starts, the fused
 entry's launch at 0, and an event per cross-task dependency whose ops share no unit
-(:func:`schedsearch.paths.cross_task_event_edges`) when its second op starts.
+(:func:`schedsearch.paths.cross_task_event_edges`) when its second op starts. The
+per-request search gets device deadlines (the request's deadline minus the entry's
+launch); events are known only from its answer, so a request they make late gets its
+device deadline tightened by the events charged before its end, and the search goes on
+from that answer (at most :data:`TIGHTENINGS` times).
 
-Time: each fused search gets the whole ``time_limit``; the kernels of a kernel policy
-share it in proportion to their ops (at least :data:`MIN_KERNEL_SECONDS` each). A kernel
-that both kernel policies run (a decode request's task) is solved once.
+Time: ``time_limit`` is the budget of the whole command. The separate kernels of both
+kernel policies share :data:`KERNEL_SHARE` of it in proportion to their ops (a kernel
+both policies run, a decode request's task, is solved once); the fused searches share
+the rest equally, each chunking's half to the makespan search and half to the
+per-request search when there is one. Every share is planned in advance (none depends
+on how long an earlier search took), so a reproducible run repeats.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -33,12 +46,21 @@ from typing import Any
 from models.cost import overheads
 from models.formats import Problem, Schedule, Target
 from models.requests import MixProblem, Part, mix_problem
-from schedsearch.engine.slicing import cross_task_edges, task_order
+from schedsearch.engine.deadlines import (
+    PROVED,
+    DeadlinesMissed,
+    Group,
+    ObjectiveAnswer,
+    Objectives,
+    unmeetable_groups,
+)
+from schedsearch.engine.slicing import cross_task_edges
 from schedsearch.paths import SolveOptions, cross_task_event_edges, separate_kernels
 
-__all__ = ["POLICIES", "CHUNK_TOKENS", "SEARCH_CHUNKS", "MIN_KERNEL_SECONDS", "PolicyRun",
-           "Search", "run_policies", "sequential_parts", "chunked_parts", "fused_charges",
-           "total"]
+__all__ = ["POLICIES", "CHUNK_TOKENS", "SEARCH_CHUNKS", "KERNEL_SHARE", "TIGHTENINGS",
+           "PolicyRun", "Search", "ObjectiveSearch", "Goal", "MAKESPAN", "run_policies",
+           "sequential_parts", "chunked_parts", "fused_charges", "total", "request_ends",
+           "objectives_of"]
 
 POLICIES = ("sequential", "chunked", "searched")
 #: The chunk of the ``chunked`` policy (the issue's figure; Sarathi-Serve's chunks are
@@ -46,12 +68,32 @@ POLICIES = ("sequential", "chunked", "searched")
 CHUNK_TOKENS = 64
 #: Chunk sizes the ``searched`` policy tries besides the whole prefill.
 SEARCH_CHUNKS = (128, 64)
-#: The least time a separate kernel's search gets: a 14-task layer per request makes tens
-#: of kernels, most of them a few ops that the search finishes in far less.
-MIN_KERNEL_SECONDS = 0.05
+#: The share of the time limit the separate kernels of both kernel policies get together:
+#: a 14-task layer per request makes tens of kernels, most of them a few ops that the
+#: list scheduler settles at once.
+KERNEL_SHARE = 0.25
+#: How many times the per-request search tightens device deadlines that events broke.
+TIGHTENINGS = 2
 
 #: ``(problem, target, seconds) -> schedule``: the search, as the policies call it.
 Search = Callable[[Problem, Target, float], Schedule]
+#: ``(problem, target, objectives, starts by name, seconds) -> answer``: the per-request
+#: search (:func:`schedsearch.engine.deadlines.search_objectives`).
+ObjectiveSearch = Callable[[Problem, Target, Objectives, dict[str, Schedule], float],
+                           ObjectiveAnswer]
+
+
+@dataclass(frozen=True, slots=True)
+class Goal:
+    """What ``searched`` optimises after the deadlines (``makespan`` or ``weighted``), and
+    whether deadlines are soft (least total lateness) or hard (refused when missed)."""
+
+    objective: str = "makespan"
+    soft_deadlines: bool = False
+
+
+#: The plain goal: hard deadlines (if any), then the makespan.
+MAKESPAN = Goal()
 #: ``(device time, ns)``: an overhead paid serially when the device reaches that time.
 Charge = tuple[int, int]
 
@@ -87,11 +129,13 @@ def chunked_parts(mp: MixProblem) -> list[Part]:
     return order + pending
 
 
-def _task_order(mp: MixProblem, target: Target, part_order: Sequence[Part]) -> list[str]:
-    """The tasks part by part in ``part_order``, each part's in dependency order;
-    ValueError if that breaks a dependency between tasks (a policy's bug)."""
-    tasks = task_order(mp.problem, target)
-    order = [t for part in part_order for t in tasks if mp.part_of[t] == part]
+def _task_order(mp: MixProblem, part_order: Sequence[Part]) -> list[str]:
+    """The tasks part by part in ``part_order``, each part's in problem order (the order
+    the operator library emits a layer's tasks in, a dependency order); ValueError if
+    that breaks a dependency between tasks (a policy's bug). Why not
+    :func:`schedsearch.engine.slicing.task_order`: it derives every hazard of the whole
+    mix to order tasks whose order is known (15 s of a 4,174-op mix's run)."""
+    order = [t for part in part_order for t in mp.problem.tasks if mp.part_of[t] == part]
     position = {task: i for i, task in enumerate(order)}
     for a, b in cross_task_edges(mp.problem):
         first, then = mp.problem.ops[a].task, mp.problem.ops[b].task
@@ -120,19 +164,22 @@ def fused_charges(schedule: Schedule, target: Target) -> tuple[Charge, ...]:
 
 class _KernelSolver:
     """The :data:`schedsearch.paths.Solver` that separate kernels call: a share of the
-    time limit by ops, and each kernel solved once for both kernel policies."""
+    kernels' time by ops, and each kernel solved once for both kernel policies
+    (``granted``: the seconds each search was given)."""
 
     def __init__(self, search: Search, seconds_per_op: float) -> None:
         self.search = search
         self.seconds_per_op = seconds_per_op
         self.solved: dict[str, tuple[Problem, Schedule]] = {}
+        self.granted: list[float] = []
 
     def __call__(self, sub: Problem, target: Target, **_options: Any) -> Schedule:
         (task,) = sub.tasks
         known = self.solved.get(task)
         if known is not None and known[0] == sub:
             return known[1]
-        seconds = max(MIN_KERNEL_SECONDS, self.seconds_per_op * len(sub.ops))
+        seconds = self.seconds_per_op * len(sub.ops)
+        self.granted.append(seconds)
         schedule = self.search(sub, target, seconds)
         self.solved[task] = (sub, schedule)
         return schedule
@@ -140,7 +187,7 @@ class _KernelSolver:
 
 def _kernel_policy(name: str, mp: MixProblem, target: Target, parts: Sequence[Part],
                    solver: _KernelSolver, options: SolveOptions) -> PolicyRun:
-    order = _task_order(mp, target, parts)
+    order = _task_order(mp, parts)
     schedule, _ = separate_kernels(mp.problem, target, solver, options, order)
     charges = _kernel_charges(schedule, overheads(target).launch_ns)
     return PolicyRun(name, mp, schedule, charges, launches=len(charges), events=0)
@@ -162,27 +209,144 @@ def _chunkings(mp: MixProblem) -> list[int | None]:
     return [None, *(k for k in SEARCH_CHUNKS if k < longest)]
 
 
+def request_ends(run: PolicyRun) -> dict[str, int]:
+    """Each request's end (ns from the start of the mix): the largest end of its ops plus
+    the overheads charged strictly before it, in file order."""
+    schedule, mp = run.schedule, run.mix_problem
+    device_end: dict[str, int] = {}
+    for name, placement in schedule.ops.items():
+        request = mp.part_of[schedule.problem.ops[name].task].request
+        device_end[request] = max(device_end.get(request, 0), placement.end)
+    return {r.name: device_end[r.name] + sum(ns for at, ns in run.charges
+                                             if at < device_end[r.name])
+            for r in mp.mix.requests}
+
+
+def _late(run: PolicyRun) -> dict[str, int]:
+    """How late each late request of ``run`` is (ns)."""
+    ends = request_ends(run)
+    return {r.name: ends[r.name] - r.deadline_ns for r in run.mix_problem.mix.requests
+            if r.deadline_ns is not None and ends[r.name] > r.deadline_ns}
+
+
+def _key(run: PolicyRun, goal: Goal) -> tuple[int, float, int]:
+    """(total lateness, objective, makespan) of ``run``, overheads included."""
+    ends = request_ends(run)
+    objective = (total(run) if goal.objective == "makespan" else
+                 sum(r.weight * ends[r.name] for r in run.mix_problem.mix.requests))
+    return sum(_late(run).values()), objective, total(run)
+
+
+def objectives_of(mp: MixProblem, goal: Goal, launch_ns: int,
+                  tightened: dict[str, int] | None = None) -> Objectives:
+    """The requests of ``mp`` as completion groups: device deadlines (the deadline minus
+    the fused entry's launch and any ``tightened`` amount), weights, ``goal``."""
+    tightened = tightened or {}
+    groups = tuple(Group(r.name, frozenset(t for t, part in mp.part_of.items()
+                                           if part.request == r.name),
+                         None if r.deadline_ns is None
+                         else r.deadline_ns - launch_ns - tightened.get(r.name, 0),
+                         r.weight)
+                   for r in mp.mix.requests)
+    return Objectives(groups, goal.objective, goal.soft_deadlines)
+
+
+def _per_request(mp: MixProblem, target: Target, goal: Goal, starts: dict[str, Schedule],
+                 seconds: float, search: ObjectiveSearch) -> tuple[PolicyRun, str]:
+    """The per-request search on ``mp`` from ``starts``, its device deadlines tightened
+    where events made a request late (module docstring), and the search's note;
+    DeadlinesMissed if proved."""
+    launch = overheads(target).launch_ns
+    tightened: dict[str, int] = {}
+    rounds = 1 + TIGHTENINGS
+    answer = search(mp.problem, target, objectives_of(mp, goal, launch), starts,
+                    seconds / rounds)
+    run, note = _fused(mp, answer.schedule, target), answer.note
+    for _ in range(TIGHTENINGS):
+        late = _late(run)
+        if answer.lateness or not late:
+            break  # late on the device already, or on time
+        for name, by in late.items():
+            tightened[name] = tightened.get(name, 0) + by
+        try:
+            answer = search(mp.problem, target, objectives_of(mp, goal, launch, tightened),
+                            {"answer before": answer.schedule}, seconds / rounds)
+        except DeadlinesMissed:  # tightened past what can be met: keep the answer found
+            break
+        tighter = _fused(mp, answer.schedule, target)
+        if _key(tighter, goal) < _key(run, goal):
+            run, note = tighter, f"{answer.note}, deadlines tightened by events"
+    return run, note
+
+
+def _refuse_proved(problems: list[MixProblem], target: Target, goal: Goal) -> None:
+    """DeadlinesMissed (proved) before any search, when hard deadlines are proved
+    unmeetable (:func:`unmeetable_groups`) on every chunking the search may use."""
+    if goal.soft_deadlines or not any(r.deadline_ns is not None
+                                      for r in problems[0].mix.requests):
+        return
+    launch = overheads(target).launch_ns
+    cores = []
+    for mp in problems:
+        core = unmeetable_groups(mp.problem, target, objectives_of(mp, goal, launch))
+        if not core:
+            return
+        cores.append(core)
+    names = [r.name for r in problems[0].mix.requests if any(r.name in c for c in cores)]
+    raise DeadlinesMissed(names, True, PROVED, problems[0].mix.source)
+
+
 def run_policies(whole: MixProblem, target: Target, search: Search,
-                 options: SolveOptions, max_ops: int) -> dict[str, PolicyRun]:
+                 options: SolveOptions, max_ops: int, goal: Goal = MAKESPAN,
+                 objective_search: ObjectiveSearch | None = None) -> dict[str, PolicyRun]:
     """The three policies of the module docstring on the mix of ``whole`` (its problem
-    with whole prefills), in :data:`POLICIES` order."""
+    with whole prefills), in :data:`POLICIES` order. With hard deadlines that ``searched``
+    misses, DeadlinesMissed names the requests: before any search when it is proved on
+    every chunking that they cannot all be met, else after it."""
     mix = whole.mix
     chunked_mp = mix_problem(mix, target, CHUNK_TOKENS, max_ops)
-    solver = _KernelSolver(search, options.time_limit / max(1, len(whole.problem.ops)))
+    chunkings = _chunkings(whole)
+    problems = {chunk: (whole if chunk is None else chunked_mp if chunk == CHUNK_TOKENS
+                        else mix_problem(mix, target, chunk, max_ops)) for chunk in chunkings}
+    _refuse_proved(list(problems.values()), target, goal)
+    kernel_ops = len(whole.problem.ops) + (0 if chunked_mp.chunk is None else sum(
+        len(chunked_mp.ops_of(r.name)) for r in mix.requests if r.phase == "prefill"))
+    solver = _KernelSolver(search, KERNEL_SHARE * options.time_limit / max(1, kernel_ops))
     runs = {"sequential": _kernel_policy("sequential", whole, target, sequential_parts(whole),
                                          solver, options),
             "chunked": _kernel_policy("chunked", chunked_mp, target,
                                       chunked_parts(chunked_mp), solver, options)}
+    per_request = objective_search is not None and objectives_of(
+        whole, goal, 0).active
+    fused_seconds = (1 - KERNEL_SHARE) * options.time_limit / len(chunkings)
     candidates: list[tuple[str, PolicyRun]] = []
-    for chunk in _chunkings(whole):
-        mp = whole if chunk is None else mix_problem(mix, target, chunk, max_ops)
+    for chunk in chunkings:
+        mp = problems[chunk]
         label = "whole prefills" if chunk is None else f"prefill in chunks of {chunk}"
-        schedule = search(mp.problem, target, options.time_limit)
+        seconds = fused_seconds / 2 if per_request else fused_seconds
+        schedule = search(mp.problem, target, seconds)
         candidates.append((label, _fused(mp, schedule, target)))
+        if per_request:
+            assert objective_search is not None
+            starts = {"makespan search": schedule}
+            for name, kernels in runs.items():
+                if kernels.mix_problem is mp:
+                    starts[f"{name} kernels' schedule"] = kernels.schedule
+            # proved on this chunking (not on every one): its candidates are late
+            with contextlib.suppress(DeadlinesMissed):
+                run, note = _per_request(mp, target, goal, starts, seconds,
+                                         objective_search)
+                candidates.append((f"{label}, per-request search {note}", run))
     for kernels in runs.values():
         candidates.append((f"the {kernels.name} kernels' schedule, fused",
                            _fused(kernels.mix_problem, kernels.schedule, target)))
-    label, best = min(candidates, key=lambda c: total(c[1]))  # the first of equals
+    label, best = min(candidates, key=lambda c: _key(c[1], goal))  # the first of equals
     tried = "; ".join(f"{what} {total(run)}" for what, run in candidates)
     runs["searched"] = replace(best, note=f"kept {label} (tried: {tried})")
+    late = _late(best)
+    if late and not goal.soft_deadlines:
+        raise DeadlinesMissed(list(late), False, "the best searched schedule is late by "
+                              + ", ".join(f"{n} {ns} ns" for n, ns in late.items())
+                              + "; --soft-deadlines keeps the least total lateness",
+                              mix.source)
     return runs

@@ -10,7 +10,14 @@ from models.mix import Mix
 from models.requests import mix_problem
 from models.workload import MAX_OPS
 from schedsearch.mix.figures import PolicyFigures, score
-from schedsearch.mix.policies import PolicyRun, Search, run_policies
+from schedsearch.mix.policies import (
+    MAKESPAN,
+    Goal,
+    ObjectiveSearch,
+    PolicyRun,
+    Search,
+    run_policies,
+)
 from schedsearch.paths import DEFAULT_OPTIONS, SolveOptions
 
 __all__ = ["MixReport", "serve"]
@@ -39,10 +46,26 @@ def _engine_search(options: SolveOptions) -> Search:
     return search
 
 
+def _engine_objective_search(options: SolveOptions) -> ObjectiveSearch:
+    from schedsearch.engine.deadlines import ObjectiveAnswer, Objectives, search_objectives
+
+    def search(problem: Problem, target: Target, objectives: Objectives,
+               starts: dict[str, Schedule], seconds: float) -> ObjectiveAnswer:
+        return search_objectives(problem, target, objectives, starts=starts,
+                                 time_limit=seconds, seed=options.seed,
+                                 workers=options.workers, reproducible=options.reproducible)
+
+    return search
+
+
 def serve(mix: Mix, target: Target, options: SolveOptions = DEFAULT_OPTIONS,
-          max_ops: int = MAX_OPS, search: Search | None = None) -> MixReport:
+          max_ops: int = MAX_OPS, search: Search | None = None, goal: Goal = MAKESPAN,
+          objective_search: ObjectiveSearch | None = None) -> MixReport:
     """Build the mix's problem on ``target``, run the three policies and score them;
-    InputError if the mix cannot be tiled there."""
+    InputError if the mix cannot be tiled there; DeadlinesMissed
+    (:mod:`schedsearch.engine.deadlines`) when ``goal``'s deadlines are hard and the
+    searched policy misses some."""
     whole = mix_problem(mix, target, None, max_ops)
-    runs = run_policies(whole, target, search or _engine_search(options), options, max_ops)
+    runs = run_policies(whole, target, search or _engine_search(options), options, max_ops,
+                        goal, objective_search or _engine_objective_search(options))
     return MixReport(runs, {name: score(run) for name, run in runs.items()})

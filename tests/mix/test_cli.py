@@ -1,4 +1,4 @@
-"""``schedsearch mix``: the JSON shape, a legal ``-o`` schedule, a missed deadline named."""
+"""``schedsearch mix``: the JSON shape, a legal ``-o`` schedule, a missed soft deadline named."""
 
 from __future__ import annotations
 
@@ -23,11 +23,11 @@ deadline_us = 0.001
 """
 
 
-def test_json_shape_schedule_and_missed_deadline(tmp_path, capsys) -> None:
+def test_json_shape_schedule_and_missed_deadline(tmp_path, capsys, wall_never_binds) -> None:
     path, out, picture = tmp_path / "m.toml", tmp_path / "s.json", tmp_path / "p.png"
     path.write_text(MIX)
     argv = ["mix", str(path), "--json", "-o", str(out), "--plot", str(picture),
-            "--time-limit", "0.05", "--reproducible"]
+            "--time-limit", "0.05", "--reproducible", "--soft-deadlines"]
     assert cli.main(argv) == 0
     captured = capsys.readouterr()
     document = json.loads(captured.out)

@@ -11,7 +11,7 @@ from models.mix import Mix, Request
 from models.requests import mix_problem
 from models.targets import load_target
 from schedsearch.mix.figures import percentile
-from schedsearch.mix.policies import POLICIES, chunked_parts, sequential_parts
+from schedsearch.mix.policies import POLICIES, Goal, chunked_parts, sequential_parts
 from schedsearch.mix.serve import serve
 from schedsearch.paths import SolveOptions
 
@@ -26,7 +26,9 @@ MIX = Mix("small", TARGET.name, (
 
 @pytest.fixture(scope="module")
 def report():
-    return serve(MIX, TARGET, SolveOptions(time_limit=0.05, reproducible=True))
+    """Soft deadlines: d1's (1 ns) cannot be met."""
+    return serve(MIX, TARGET, SolveOptions(time_limit=0.05, reproducible=True),
+                 goal=Goal(soft_deadlines=True))
 
 
 def _spans(run, key) -> dict[str, tuple[int, int]]:
@@ -61,14 +63,21 @@ def test_chunked_runs_every_pending_decode_after_the_first_chunk(report) -> None
     assert spans["d0"][1] <= spans["d1"][0] and spans["d1"][1] <= spans["p0-c1"][0]
 
 
-def test_searched_is_one_entry_and_never_slower_than_the_kernel_policies(report) -> None:
+def test_searched_is_one_entry_and_no_later_than_the_kernel_policies(report) -> None:
     """At any speed: each kernel schedule, fused, is a candidate, and its events (at most
     the 372 or 408 cross-task dependencies, 0.5 us each) cost less than the 41 or 55
-    launches (10 us each) it saves."""
+    launches (10 us each) it saves; the candidate kept is the least late (soft
+    deadlines), then the shortest."""
     figures = report.figures
+
+    def key(name: str) -> tuple[int, int]:
+        f = figures[name]
+        late = sum(max(0, r.end - r.deadline_ns) for r in f.requests.values()
+                   if r.deadline_ns is not None)
+        return late, f.makespan
+
     assert figures["searched"].launches == 1
-    assert figures["searched"].makespan <= min(figures["sequential"].makespan,
-                                               figures["chunked"].makespan)
+    assert key("searched") <= min(key("sequential"), key("chunked"))
     assert figures["searched"].chunk in (None, 64)
 
 
