@@ -22,13 +22,15 @@ a row, a column or a scalar; the broadcast one may come first); ``Sigmoid``, ``R
 ``Gelu``, ``Tanh`` and the SiLU pattern -> ``elementwise``; ``Transpose`` ->
 ``transpose``; ``Cast`` -> ``cast``; ``MatMulNBits`` and ``MatMul`` of a
 ``DequantizeLinear``'d int8 weight -> ``gemm`` streaming the weight at its stored width
-(``b_bits``); ``QuantizeLinear`` / ``DequantizeLinear`` of an activation -> ``cast``;
+(``b_bits``); a QDQ int8 product (int8 activation and weight, int8 result) -> ``gemm``
+in ``i8``; other ``QuantizeLinear`` / ``DequantizeLinear`` of an activation -> ``cast``;
 the rotary pattern -> ``rope`` (reading the projection's token-major storage: the head
 ``Transpose`` before it is a view); the attention pattern -> ``attention`` (its cache
 ``Concat`` reads the past input from DDR; the new rows are its producer's); an embedding
 ``Gather`` -> ``gather``; an f32 product on a matrix engine without f32 -> ``cast``,
 ``gemm`` in f16, ``cast``. Nodes no graph output depends on once patterns are fused (a
-mask built from an input) are listed as unused. Anything else: one line naming the node,
+mask built from an input, the ``DequantizeLinear`` of an activation only int8 products
+read) are listed as unused. Anything else: one line naming the node,
 its op type and this list (rule ``ONNX``), or with ``unknown="vector"`` a generic
 ``vector`` task. Blocks are those of the bundled decoder layers.
 """
@@ -72,7 +74,7 @@ ROW_BLOCK, ATTENTION_BLOCK = 64, 128
 GEMM_BLOCKS = {"bn": 256, "bk": 512}
 _ROW_KINDS = ("rmsnorm", "layernorm", "softmax", "binary", "elementwise", "cast", "rope")
 #: The outcome of a node no graph output depends on once patterns are fused.
-UNUSED = "unused (a mask for the fused attention)"
+UNUSED = "unused (no output depends on it once patterns are fused)"
 #: Op types that a fused pattern passes through without computing (views of its data).
 _VIEW_LIKE = ("Reshape", "Transpose", "Unsqueeze", "Squeeze", "Identity", "Expand",
               "Concat")
@@ -473,7 +475,8 @@ def _head_views(nodes: list[Node]) -> set[int]:
 def _live(graph: Graph, nodes: list[Node]) -> tuple[list[Node], list[Node]]:
     """The nodes some graph output depends on, and the others: once attention is fused,
     a mask built from an input (``attention_mask``: Cast, Equal, And, Where...) feeds
-    nothing, since the attention kind computes its causal mask itself."""
+    nothing, since the attention kind computes its causal mask itself; once int8 products
+    are fused, neither does the ``DequantizeLinear`` of an activation only they read."""
     needed = set(graph.outputs)
     live: list[Node] = []
     unused: list[Node] = []
