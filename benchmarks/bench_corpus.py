@@ -7,6 +7,7 @@ in its own ``python -m schedsearch solve`` process with the dimensions the index
 so the figures include import, folding, tiling and verification.
 
     python benchmarks/bench_corpus.py [--time-limit 10] [--only layer] [--json PATH]
+    python benchmarks/bench_corpus.py --match mistral int8     # graphs whose file has either
 """
 
 from __future__ import annotations
@@ -63,10 +64,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--only", metavar="MODULE", nargs="+",
                         help="only these modules (layer, model, model-plain, mlp)")
+    parser.add_argument("--match", metavar="TEXT", nargs="+",
+                        help="only graphs whose file name contains one of these")
     parser.add_argument("--json", metavar="PATH", help="also write the rows here")
     args = parser.parse_args(argv)
     graphs = json.loads((CORPUS / "index.json").read_text("utf-8"))["graphs"]
-    graphs = [g for g in graphs if not args.only or g["module"] in args.only]
+    graphs = [g for g in graphs if (not args.only or g["module"] in args.only)
+              and (not args.match or any(text in g["file"] for text in args.match))]
     header = ("file", "nodes", "ops", "makespan", "bound", "ratio", "legal", "exit", "wall_s")
     print(" | ".join(header))
     rows = []

@@ -69,6 +69,11 @@ DEFAULT_TARGET = "hexagon-v75"
 #: blocks the bundled decoder layers use (models/examples/decoders.py), so that an
 #: imported layer tiles as the bundled one does.
 ROW_BLOCK, ATTENTION_BLOCK = 64, 128
+#: The largest row block of the bundled layers, 64 rows of Llama-3.2-1B's 8,192 f16
+#: intermediate columns (1 MiB): a row-wise task over wider or f32 rows gets half the rows
+#: per block until a block fits, so that no buffer outgrows the bundled layers' (three
+#: 2 MiB buffers of one f32 product stalled list scheduling in an 8 MiB VTCM).
+ROW_BLOCK_BYTES = 64 * 8192 * 2
 #: GEMM blocks of imported products (as the bundled layers: 128 rows, one 32-row tile
 #: for a decode step, 256 columns, 512 reductions).
 GEMM_BLOCKS = {"bn": 256, "bk": 512}
@@ -125,10 +130,21 @@ class _Lowering:
         if kind == "gemm":
             params = {"bm": 128 if int(params["M"]) > 32 else 32, **GEMM_BLOCKS, **params}
         elif "rows" in params and kind in _ROW_KINDS:
-            params = {"block_rows": min(ROW_BLOCK, int(params["rows"])), **params}
+            params = {"block_rows": _block_rows(params), **params}
         checked = read_params(KINDS[kind].PARAMS, params, name, f"$.nodes[{name!r}]",
                               self.graph.source)
         self.tasks.append(WorkloadTask(name, kind, checked))
+
+
+def _block_rows(params: Mapping[str, Any]) -> int:
+    """:data:`ROW_BLOCK` rows, halved while a block of the widest element type the task
+    reads or writes is larger than :data:`ROW_BLOCK_BYTES`; at most ``rows``."""
+    width = int(params["cols"]) * max(DTYPE_BYTES.get(str(params.get(key)), 2)
+                                      for key in ("dtype", "to"))
+    block = ROW_BLOCK
+    while block > 1 and block * width > ROW_BLOCK_BYTES:
+        block //= 2
+    return min(block, int(params["rows"]))
 
 
 def _rows_cols(shape: tuple[int, ...]) -> tuple[int, int]:
