@@ -32,7 +32,8 @@ the rotary pattern -> ``rope`` (reading the projection's token-major storage: th
 mask built from an input, the ``DequantizeLinear`` of an activation only int8 products
 read) are listed as unused. Anything else: one line naming the node,
 its op type and this list (rule ``ONNX``), or with ``unknown="vector"`` a generic
-``vector`` task. Blocks are those of the bundled decoder layers.
+``vector`` task. Blocks are those of the bundled decoder layers (a row block at most their
+largest, :data:`ROW_BLOCK_BYTES`).
 """
 
 from __future__ import annotations

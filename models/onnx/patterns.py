@@ -215,7 +215,7 @@ def _weight_transpose(index: _Index, matmul: Node) -> tuple[Node, list[Node]] | 
     return fused, [transpose, matmul]
 
 
-def _int8_weight(index: _Index, matmul: Node, types: tuple[int, ...]) -> Node | None:
+def _quantised_weight(index: _Index, matmul: Node, types: tuple[int, ...]) -> Node | None:
     """The ``DequantizeLinear`` of a 2-D initializer of ``types`` that only ``matmul``
     reads, as its B."""
     if matmul.op_type != "MatMul" or len(matmul.inputs) != 2:
@@ -237,7 +237,7 @@ def _int8_product(index: _Index, q: Node) -> tuple[Node, list[Node]] | None:
     if (matmul is None or index.graph.types.get(out) != _INT8
             or not index.only_use(q.inputs[0], q)):
         return None
-    dq_w = _int8_weight(index, matmul, (_INT8,))
+    dq_w = _quantised_weight(index, matmul, (_INT8,))
     dq_a = index.producer.get(matmul.inputs[0])
     if (dq_w is None or dq_a is None or dq_a.op_type != "DequantizeLinear"
             or index.graph.types.get(dq_a.inputs[0]) != _INT8):
@@ -248,7 +248,7 @@ def _int8_product(index: _Index, q: Node) -> tuple[Node, list[Node]] | None:
 
 
 def _dequantised_weight(index: _Index, matmul: Node) -> tuple[Node, list[Node]] | None:
-    dq = _int8_weight(index, matmul, (2, 3))  # uint8, int8
+    dq = _quantised_weight(index, matmul, (2, 3))  # uint8, int8
     if dq is None:
         return None
     weight = dq.inputs[0]
