@@ -17,10 +17,12 @@ Wherever a workload file is accepted, the name of a bundled example is accepted 
 
 from __future__ import annotations
 
+import gc
 import math
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
@@ -234,6 +236,22 @@ def op_count(workload: Workload, target: Target) -> int:
     return sum(KINDS[task.kind].op_count(task.params, model) for task in workload.tasks)
 
 
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused for the duration (restored as it was): tiling
+    allocates tens of objects per op and frees none in cycles, yet each collection walks
+    the whole growing heap; on a 10,000-op layer the collections took about half of
+    tiling's time (``python benchmarks/bench_prepare.py``). Reference counting still frees
+    everything as usual."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def tile(workload: Workload, target: Target, max_ops: int = MAX_OPS) -> Problem:
     """Tile every task into ops on ``target``; the problem's ``meta.target`` names it.
 
@@ -251,12 +269,13 @@ def tile(workload: Workload, target: Target, max_ops: int = MAX_OPS) -> Problem:
     model = cost_model(target)
     builder = ProblemBuilder(target, model, workload.source)
     paths = {}
-    for i, task in enumerate(workload.tasks):
-        paths[task.name] = builder.path = json_path("$.tasks", i)
-        KINDS[task.kind].build(builder, task.name, task.params)
-    problem = builder.build(workload.name, {"target": target.name,
-                                            "workload": workload.name})
-    finding = find_problem_error(problem, target)
+    with _no_cycle_collection():
+        for i, task in enumerate(workload.tasks):
+            paths[task.name] = builder.path = json_path("$.tasks", i)
+            KINDS[task.kind].build(builder, task.name, task.params)
+        problem = builder.build(workload.name, {"target": target.name,
+                                                "workload": workload.name})
+        finding = find_problem_error(problem, target)
     if finding is not None:
         raise InputError(f"{finding.message} (at {finding.path} of the tiled problem)",
                          source=workload.source, path=paths.get(finding.task or "", "$"),

@@ -22,15 +22,18 @@ a row, a column or a scalar; the broadcast one may come first); ``Sigmoid``, ``R
 ``Gelu``, ``Tanh`` and the SiLU pattern -> ``elementwise``; ``Transpose`` ->
 ``transpose``; ``Cast`` -> ``cast``; ``MatMulNBits`` and ``MatMul`` of a
 ``DequantizeLinear``'d int8 weight -> ``gemm`` streaming the weight at its stored width
-(``b_bits``); ``QuantizeLinear`` / ``DequantizeLinear`` of an activation -> ``cast``;
+(``b_bits``); a QDQ int8 product (int8 activation and weight, int8 result) -> ``gemm``
+in ``i8``; other ``QuantizeLinear`` / ``DequantizeLinear`` of an activation -> ``cast``;
 the rotary pattern -> ``rope`` (reading the projection's token-major storage: the head
 ``Transpose`` before it is a view); the attention pattern -> ``attention`` (its cache
 ``Concat`` reads the past input from DDR; the new rows are its producer's); an embedding
 ``Gather`` -> ``gather``; an f32 product on a matrix engine without f32 -> ``cast``,
 ``gemm`` in f16, ``cast``. Nodes no graph output depends on once patterns are fused (a
-mask built from an input) are listed as unused. Anything else: one line naming the node,
+mask built from an input, the ``DequantizeLinear`` of an activation only int8 products
+read) are listed as unused. Anything else: one line naming the node,
 its op type and this list (rule ``ONNX``), or with ``unknown="vector"`` a generic
-``vector`` task. Blocks are those of the bundled decoder layers.
+``vector`` task. Blocks are those of the bundled decoder layers (a row block at most their
+largest, :data:`ROW_BLOCK_BYTES`).
 """
 
 from __future__ import annotations
@@ -67,12 +70,17 @@ DEFAULT_TARGET = "hexagon-v75"
 #: blocks the bundled decoder layers use (models/examples/decoders.py), so that an
 #: imported layer tiles as the bundled one does.
 ROW_BLOCK, ATTENTION_BLOCK = 64, 128
+#: The largest row block of the bundled layers, 64 rows of Llama-3.2-1B's 8,192 f16
+#: intermediate columns (1 MiB): a row-wise task over wider or f32 rows gets half the rows
+#: per block until a block fits, so that no buffer outgrows the bundled layers' (three
+#: 2 MiB buffers of one f32 product stalled list scheduling in an 8 MiB VTCM).
+ROW_BLOCK_BYTES = 64 * 8192 * 2
 #: GEMM blocks of imported products (as the bundled layers: 128 rows, one 32-row tile
 #: for a decode step, 256 columns, 512 reductions).
 GEMM_BLOCKS = {"bn": 256, "bk": 512}
 _ROW_KINDS = ("rmsnorm", "layernorm", "softmax", "binary", "elementwise", "cast", "rope")
 #: The outcome of a node no graph output depends on once patterns are fused.
-UNUSED = "unused (a mask for the fused attention)"
+UNUSED = "unused (no output depends on it once patterns are fused)"
 #: Op types that a fused pattern passes through without computing (views of its data).
 _VIEW_LIKE = ("Reshape", "Transpose", "Unsqueeze", "Squeeze", "Identity", "Expand",
               "Concat")
@@ -123,10 +131,21 @@ class _Lowering:
         if kind == "gemm":
             params = {"bm": 128 if int(params["M"]) > 32 else 32, **GEMM_BLOCKS, **params}
         elif "rows" in params and kind in _ROW_KINDS:
-            params = {"block_rows": min(ROW_BLOCK, int(params["rows"])), **params}
+            params = {"block_rows": _block_rows(params), **params}
         checked = read_params(KINDS[kind].PARAMS, params, name, f"$.nodes[{name!r}]",
                               self.graph.source)
         self.tasks.append(WorkloadTask(name, kind, checked))
+
+
+def _block_rows(params: Mapping[str, Any]) -> int:
+    """:data:`ROW_BLOCK` rows, halved while a block of the widest element type the task
+    reads or writes is larger than :data:`ROW_BLOCK_BYTES`; at most ``rows``."""
+    width = int(params["cols"]) * max(DTYPE_BYTES.get(str(params.get(key)), 2)
+                                      for key in ("dtype", "to"))
+    block = ROW_BLOCK
+    while block > 1 and block * width > ROW_BLOCK_BYTES:
+        block //= 2
+    return min(block, int(params["rows"]))
 
 
 def _rows_cols(shape: tuple[int, ...]) -> tuple[int, int]:
@@ -473,7 +492,8 @@ def _head_views(nodes: list[Node]) -> set[int]:
 def _live(graph: Graph, nodes: list[Node]) -> tuple[list[Node], list[Node]]:
     """The nodes some graph output depends on, and the others: once attention is fused,
     a mask built from an input (``attention_mask``: Cast, Equal, And, Where...) feeds
-    nothing, since the attention kind computes its causal mask itself."""
+    nothing, since the attention kind computes its causal mask itself; once int8 products
+    are fused, neither does the ``DequantizeLinear`` of an activation only they read."""
     needed = set(graph.outputs)
     live: list[Node] = []
     unused: list[Node] = []

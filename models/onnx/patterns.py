@@ -10,9 +10,17 @@
   ``RMSNorm(x[, weight])``.
 - A weight transposed for a product: ``MatMul(a, Transpose(W))`` of a 2-D initializer
   ``W`` -> ``MatMul`` with ``transB`` (the GEMM reads ``W`` transposed; nothing is copied).
+- An int8 product (ONNX Runtime's QDQ node unit, w8a8): ``QuantizeLinear(MatMul(
+  DequantizeLinear(xq), DequantizeLinear(W)))`` of an int8 activation ``xq`` and a 2-D
+  int8 initializer ``W``, quantised back to int8 -> ``MatMul(xq, W)`` writing the
+  ``QuantizeLinear``'s int8 output: the product runs in int8 on the matrix engine and
+  requantises its accumulator in the conversion it makes anyway, as ONNX Runtime's own
+  QDQ fusion (``QLinearMatMul``) and its NPU providers run it. ``xq``'s
+  ``DequantizeLinear`` stays for any other reader.
 - A quantised weight: ``MatMul(a, DequantizeLinear(W))`` of an int8 initializer ``W``
-  (ONNX Runtime's QDQ form) -> ``MatMul(a, W)`` with ``b_bits`` 8: the GEMM streams ``W``
-  at its stored width and dequantises each block on the vector engine.
+  (ONNX Runtime's QDQ form, the activation not quantised) -> ``MatMul(a, W)`` with
+  ``b_bits`` 8: the GEMM streams ``W`` at its stored width and dequantises each block on
+  the vector engine.
 - A fused projection: a product of a weight read only by ``Slice`` nodes along its last
   axis (Phi-3's ``qkv_proj`` and ``gate_up_proj``) -> one ``MatMul`` per slice, reading
   its columns of the weight (``b_col0``).
@@ -47,6 +55,8 @@ __all__ = ["SILU", "RMSNORM", "ROPE", "ATTENTION", "fuse"]
 #: Op types of the fused nodes (not ONNX op types).
 SILU, RMSNORM = "SiLU", "RMSNorm(pattern)"
 ROPE, ATTENTION = "RoPE(pattern)", "Attention(pattern)"
+#: ONNX's element type int8 (``TensorProto.INT8``).
+_INT8 = 3
 
 
 class _Index:
@@ -205,7 +215,9 @@ def _weight_transpose(index: _Index, matmul: Node) -> tuple[Node, list[Node]] | 
     return fused, [transpose, matmul]
 
 
-def _dequantised_weight(index: _Index, matmul: Node) -> tuple[Node, list[Node]] | None:
+def _quantised_weight(index: _Index, matmul: Node, types: tuple[int, ...]) -> Node | None:
+    """The ``DequantizeLinear`` of a 2-D initializer of ``types`` that only ``matmul``
+    reads, as its B."""
     if matmul.op_type != "MatMul" or len(matmul.inputs) != 2:
         return None
     dq = index.producer.get(matmul.inputs[1])
@@ -213,9 +225,33 @@ def _dequantised_weight(index: _Index, matmul: Node) -> tuple[Node, list[Node]] 
         return None
     weight = dq.inputs[0]
     if (weight not in index.graph.inputs or len(index.graph.shapes.get(weight) or ()) != 2
-            or index.graph.types.get(weight) not in (2, 3)  # uint8, int8
+            or index.graph.types.get(weight) not in types
             or not index.only_use(dq.outputs[0], matmul)):
         return None
+    return dq
+
+
+def _int8_product(index: _Index, q: Node) -> tuple[Node, list[Node]] | None:
+    out = q.outputs[0]
+    matmul = index.producer.get(q.inputs[0])
+    if (matmul is None or index.graph.types.get(out) != _INT8
+            or not index.only_use(q.inputs[0], q)):
+        return None
+    dq_w = _quantised_weight(index, matmul, (_INT8,))
+    dq_a = index.producer.get(matmul.inputs[0])
+    if (dq_w is None or dq_a is None or dq_a.op_type != "DequantizeLinear"
+            or index.graph.types.get(dq_a.inputs[0]) != _INT8):
+        return None
+    fused = Node(q.name, "MatMul", (dq_a.inputs[0], dq_w.inputs[0]), q.outputs, {},
+                 matmul.label)
+    return fused, [dq_w, matmul, q]
+
+
+def _dequantised_weight(index: _Index, matmul: Node) -> tuple[Node, list[Node]] | None:
+    dq = _quantised_weight(index, matmul, (2, 3))  # uint8, int8
+    if dq is None:
+        return None
+    weight = dq.inputs[0]
     fused = Node(matmul.name, "MatMul", (matmul.inputs[0], weight), matmul.outputs,
                  {"b_bits": 8}, matmul.label)
     return fused, [dq, matmul]
@@ -569,11 +605,11 @@ def fuse(graph: Graph) -> tuple[list[Node], dict[str, tuple[str, ...]]]:
     nodes = list(graph.nodes)
     sources: dict[str, tuple[str, ...]] = {}
     steps = ((_rmsnorm, "ReduceMean"), (_silu, "Mul"), (_weight_transpose, "MatMul"),
-             (_dequantised_weight, "MatMul"), (_rope, "Add"), (_attention, "Softmax"),
-             (_onnx_attention, "Attention"))
-    for step, (matcher, anchor) in enumerate(steps):
+             (_int8_product, "QuantizeLinear"), (_dequantised_weight, "MatMul"),
+             (_rope, "Add"), (_attention, "Softmax"), (_onnx_attention, "Attention"))
+    for matcher, anchor in steps:
         index = _Index(graph, nodes)
-        if step == 4:  # after the weight transposes, before what reads the projections
+        if matcher is _rope:  # after the weight transposes, before what reads the projections
             nodes = _split_products(index, nodes, sources)
             index = _Index(graph, nodes)
         replaced: dict[int, Node | None] = {}

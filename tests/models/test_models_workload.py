@@ -115,6 +115,25 @@ def test_a_block_larger_than_the_memory_is_a_fit_error_at_the_task() -> None:
         "FIT", "$.tasks[1]", "w.json")
 
 
+@pytest.mark.parametrize("enabled", [True, False])
+def test_tiling_leaves_the_cycle_collector_as_it_found_it(enabled: bool) -> None:
+    """Tiling pauses Python's cycle collector (speed); it restores it, even on an error."""
+    import gc
+
+    bad = {**PAIR, "tasks": [PAIR["tasks"][0], {"name": "r0", "kind": "rmsnorm", "rows": 64,
+                                                "cols": 65536, "block_rows": 64}]}
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        tile(workload_from_dict(PAIR, "w.json"), load_target("hexagon-v75"))
+        assert gc.isenabled() is enabled
+        with pytest.raises(InputError):
+            tile(workload_from_dict(bad, "w.json"), load_target("hexagon-v75"))
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
 def test_toml_and_json_files(tmp_path: Path) -> None:
     toml = tmp_path / "w.toml"
     toml.write_text('name = "w"\ntarget = "hexagon-v75"\n[[tasks]]\nname = "c"\n'

@@ -76,6 +76,50 @@ def test_a_layer_tiles_like_the_bundled_one(graph: dict[str, Any]) -> None:
     assert abs(_ops(graph) - expected) <= expected // 10
 
 
+def _work(kind: str, params: dict[str, Any]) -> tuple[Any, ...]:
+    """What a task computes, without names and element types: its kind and sizes."""
+    keys = ("M", "N", "K", "rows", "cols", "fn", "heads", "kv_heads", "head_dim", "q_len",
+            "past")
+    return (kind, *(params.get(key) for key in keys))
+
+
+def _bias(params: dict[str, Any]) -> bool:
+    return any(str(params.get(key, "")).endswith("_proj.bias") for key in ("x", "y"))
+
+
+@pytest.mark.parametrize("graph", _cases(LAYERS))
+def test_a_layer_is_the_bundled_one_plus_rotary_and_biases(graph: dict[str, Any]) -> None:
+    """Every difference from the bundled layer is what it leaves out, the rotary
+    embeddings of Q and K and Qwen's Q/K/V biases, or what the exporter wrote: the f32
+    residual stream of TorchScript's sdpa decode layers (casts; the same tasks in f32)."""
+    bundled = load_workload(f"{BUNDLED[graph['family']]}-{graph['phase']}-v75")
+    imported, _ = import_onnx(str(CORPUS / graph["file"]), graph.get("dims", {}))
+    rope = [t for t in imported.tasks if t.kind == "rope"]
+    biases = [t for t in imported.tasks if t.kind == "binary" and _bias(t.params)]
+    assert (len(rope), len(biases)) == (2, 3 if graph["family"] == "qwen2" else 0)
+    casts = [t for t in imported.tasks if t.kind == "cast"]
+    assert not casts or graph["exporter"] == "torchscript"
+    rest = sorted(_work(t.kind, t.params) for t in imported.tasks
+                  if t not in rope + biases + casts)
+    assert rest == sorted(_work(t.kind, t.params) for t in bundled.tasks)
+
+
+QDQ = [g for g in GRAPHS if g["file"].endswith("-int8-qdq.onnx")]
+
+
+@pytest.mark.parametrize("graph", QDQ, ids=[g["file"] for g in QDQ])
+def test_a_qdq_graph_runs_its_products_in_int8(graph: dict[str, Any]) -> None:
+    """ONNX Runtime's static QDQ quantiser (int8 activations and weights): the products of
+    the f16 source, each an int8 GEMM (no weight dequantisation, no f16 round trip)."""
+    dims = graph.get("dims", {})
+    quantised, _ = import_onnx(str(CORPUS / graph["file"]), dims)
+    source, _ = import_onnx(str(CORPUS / graph["file"].replace("-int8-qdq", "")), dims)
+    gemms = [t.params for t in quantised.tasks if t.kind == "gemm"]
+    assert [(p["M"], p["N"], p["K"]) for p in gemms] == [
+        (t.params["M"], t.params["N"], t.params["K"]) for t in source.tasks if t.kind == "gemm"]
+    assert all(p["dtype"] == "i8" and p["b_bits"] == 0 for p in gemms)
+
+
 INT4 = [g for g in GRAPHS if g["file"].endswith("-int4.onnx")]
 
 

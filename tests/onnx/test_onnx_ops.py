@@ -138,3 +138,16 @@ def test_views_are_no_ops(tmp_path: Path) -> None:
 def test_f16_types_are_read_from_the_model(tmp_path: Path) -> None:
     path = save(tmp_path, [node("Relu", ["x"], ["y"])], {"x": [8, 8]}, {"y": [8, 8]}, dtype=F16)
     assert tasks(path)[0][1]["dtype"] == "f16"
+
+
+@pytest.mark.parametrize(("cols", "dtype", "rows"), [(8192, F16, 64), (14336, F16, 32),
+                                                     (8192, F32, 32), (4096, F32, 64),
+                                                     (65536, F32, 4)])
+def test_row_blocks_hold_at_most_the_bundled_layers_largest(tmp_path: Path, cols: int,
+                                                            dtype: int, rows: int) -> None:
+    """64 rows, as the bundled layers, halved while a block exceeds their largest one
+    (64 rows of 8,192 f16 columns, 1 MiB)."""
+    path = save(tmp_path, [node("Sigmoid", ["x"], ["y"])], {"x": [128, cols]},
+                {"y": [128, cols]}, dtype=dtype)
+    [(kind, p)] = tasks(path)
+    assert (kind, p["block_rows"]) == ("elementwise", rows)
