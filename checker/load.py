@@ -37,7 +37,7 @@ from checker.model import (
     Tensor,
     TensorAccess,
 )
-from checker.report import Violation
+from checker.report import Violation, plural
 
 __all__ = ["MAX_INPUT_BYTES", "MAX_INT", "UnusableInput", "read_json", "parse_json",
            "build_model", "no_gc"]
@@ -647,7 +647,7 @@ class _Builder:
                 hi = self.integer("ops", span[1], f"{apath}.bytes[1]", **names)
                 if not 0 <= lo < hi <= size:
                     raise self.fail("ops", f"{apath}.bytes", f"[{lo}, {hi}) is empty or does "
-                                    f"not lie inside buffer {buffer!r} of {size} bytes",
+                                    f"not lie inside buffer {buffer!r} of {plural(size, 'byte')}",
                                     buffers=(buffer,), **names)
             tag = value.get("value")
             if "value" in value and (type(tag) is not str or not tag):

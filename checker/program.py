@@ -23,7 +23,7 @@ from typing import Any
 
 from checker.load import UnusableInput, build_model, no_gc
 from checker.model import Model
-from checker.report import CODES, Report, Violation, make_stats
+from checker.report import CODES, Report, Violation, make_stats, plural
 from checker.rules import RULES
 from checker.rules.program_graph import Graph
 from checker.rules.program_orders import (
@@ -235,9 +235,9 @@ def verify_program(document: Any) -> Report:
             if graph.cycle is not None:
                 cycle = tuple(program.names[i] for i in graph.cycle)
                 violations.append(Violation(
-                    "DEADLOCK", f"queue successions and waits form a cycle of {len(cycle)} "
-                    f"ops: {' -> '.join(cycle[:8])}{' -> ...' if len(cycle) > 8 else ''} "
-                    f"-> {cycle[0]}", cycle))
+                    "DEADLOCK", f"queue successions and waits form a cycle of "
+                    f"{plural(len(cycle), 'op')}: {' -> '.join(cycle[:8])}"
+                    f"{' -> ...' if len(cycle) > 8 else ''} -> {cycle[0]}", cycle))
                 skipped.extend(ORDER_CODES)
             elif not m.intact >= _ORDER_NEEDS:
                 skipped.extend(ORDER_CODES)
