@@ -13,6 +13,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from itertools import chain
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -82,6 +83,10 @@ def _pieces(accesses: list[_Access]) -> Iterator[tuple[int, int, tuple[_Access, 
     """Byte pieces that no access boundary splits, with the accesses covering each
     (one sweep over the sorted boundaries). Each piece gets its own tuple: the caller
     keeps them, so the sweep's working list must never be handed out."""
+    lo, hi = accesses[0].lo, accesses[0].hi
+    if all(a.lo == lo and a.hi == hi for a in accesses):  # the common buffer: one range
+        yield lo, hi, tuple(accesses)
+        return
     cuts = sorted({a.lo for a in accesses} | {a.hi for a in accesses})
     by_lo = sorted(accesses, key=lambda a: a.lo)
     live: list[_Access] = []
@@ -184,39 +189,71 @@ def reuse_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need]
     A pair of buffers is not asked about all pairs of accessors: along a chain of the
     happens-before cover (:class:`Graph`) every op happens before the later ones, so of
     the first buffer's accessors only the last on each chain needs asking about, and of
-    the second buffer's only the first on each chain.
+    the second buffer's only the first on each chain. Those questions are asked in one
+    NumPy batch; only the pairs the graph does not order become :class:`Need` records.
     """
-    accessors: dict[str, dict[str, None]] = defaultdict(dict)  # ordered sets
+    accessors: dict[str, list[int]] = defaultdict(list)  # op indices, an op maybe twice
     for name, op, _ in m.scheduled():
-        for a in (*op.buffer_reads, *op.buffer_writes):
-            accessors[a.buffer][name] = None
+        node = index[name]
+        for a in op.buffer_reads:
+            accessors[a.buffer].append(node)
+        for a in op.buffer_writes:
+            accessors[a.buffer].append(node)
     pairs = _reusing_pairs(m, accessors)
-    chain, position = graph.chain.tolist(), graph.position.tolist()
-    ends: dict[tuple[str, bool], list[tuple[int, int, str]]] = {}
+    if not pairs:
+        return
+    buffers = list(dict.fromkeys(b for pair in pairs for b in pair))
+    number = {b: i for i, b in enumerate(buffers)}
+    groups = [accessors[b] for b in buffers]
+    owner = np.repeat(np.arange(len(buffers)), [len(g) for g in groups])
+    ops = np.fromiter(chain.from_iterable(groups), np.int64, len(owner))
+    last_start, last_ops = _chain_ends(graph, owner, ops, len(buffers), last=True)
+    first_start, first_ops = _chain_ends(graph, owner, ops, len(buffers), last=False)
+    firsts = np.fromiter((number[x] for x, _ in pairs), np.int64, len(pairs))
+    seconds = np.fromiter((number[y] for _, y in pairs), np.int64, len(pairs))
+    pair, a, b = _products(last_start, last_ops, firsts, first_start, first_ops, seconds)
+    on, position = graph.chain, graph.position
+    asked = (a != b) & ~((on[a] == on[b]) & (position[a] < position[b]))
+    pair, a, b = pair[asked], a[asked], b[asked]
+    unmet = np.flatnonzero(~graph.before(a, b))
+    listed = list(pairs.items())
+    names = list(index)
+    for k in unmet.tolist():
+        (first, second), (memory, lo, hi) = listed[pair[k]]
+        yield Need("ORDER_REUSE", names[a[k]], names[b[k]],
+                   ("{!r} reuses {} bytes [{}, {}) of {!r}, which is freed first", second,
+                    memory, lo, hi, first), (first, second))
 
-    def on_chains(buffer: str, last: bool) -> list[tuple[int, int, str]]:
-        """(chain, position, op) of the last (or first) accessor of ``buffer`` on each
-        chain, computed once per buffer and end."""
-        if (buffer, last) not in ends:
-            best: dict[int, tuple[int, int, str]] = {}
-            for name in accessors[buffer]:
-                k = index[name]
-                here = best.get(chain[k])
-                if here is None or (position[k] > here[1] if last else position[k] < here[1]):
-                    best[chain[k]] = (chain[k], position[k], name)
-            ends[(buffer, last)] = list(best.values())
-        return ends[(buffer, last)]
 
-    for (first, second), (memory, lo, hi) in pairs.items():
-        why = ("{!r} reuses {} bytes [{}, {}) of {!r}, which is freed first", second, memory,
-               lo, hi, first)
-        for chain_a, at_a, a in on_chains(first, last=True):
-            for chain_b, at_b, b in on_chains(second, last=False):
-                if a != b and not (chain_a == chain_b and at_a < at_b):  # the chain orders
-                    yield Need("ORDER_REUSE", a, b, why, (first, second))
+def _chain_ends(graph: Graph, owner: np.ndarray, ops: np.ndarray, groups: int, *,
+                last: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per group of ``ops`` (``owner``, sorted), the last (or first) op on each chain of
+    the cover: the ops grouped in order, and where each group starts (``groups + 1``)."""
+    chain, position = graph.chain[ops], graph.position[ops]
+    order = np.lexsort((position if last else -position, chain, owner))
+    owner, chain = owner[order], chain[order]
+    # the last element of each (owner, chain) run: the furthest one along the chain
+    end = np.append((owner[1:] != owner[:-1]) | (chain[1:] != chain[:-1]), True)
+    kept = order[end]
+    return np.searchsorted(owner[end], np.arange(groups + 1)), ops[kept]
 
 
-def _reusing_pairs(m: Model, accessors: dict[str, dict[str, None]]
+def _products(a_start: np.ndarray, a_ops: np.ndarray, a_group: np.ndarray,
+              b_start: np.ndarray, b_ops: np.ndarray, b_group: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each k, every (x, y) with x in group ``a_group[k]`` of ``a_ops`` and y in
+    group ``b_group[k]`` of ``b_ops``: (k, x, y) as three arrays."""
+    a_count = a_start[a_group + 1] - a_start[a_group]
+    b_count = b_start[b_group + 1] - b_start[b_group]
+    sizes = a_count * b_count
+    k = np.repeat(np.arange(len(sizes)), sizes)
+    within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    x = a_ops[a_start[a_group[k]] + within // b_count[k]]
+    y = b_ops[b_start[b_group[k]] + within % b_count[k]]
+    return k, x, y
+
+
+def _reusing_pairs(m: Model, accessors: dict[str, list[int]]
                    ) -> dict[tuple[str, str], tuple[str, int, int]]:
     """Consecutive (by free, alloc, name) accessed buffers sharing an address piece, with
     the memory and the first piece they share."""
