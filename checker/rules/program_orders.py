@@ -282,32 +282,42 @@ def _reusing_pairs(m: Model, accessors: dict[str, list[int]]
 
 def ddr_needs(m: Model) -> Iterator[Need]:
     """ORDER_DDR: every write of an ``output``/``temp`` tensor region before every read of
-    any of it (the op's own accesses aside). Per tensor, a sweep along the first
-    dimension pairs writes and reads whose rows intersect; the other dimensions filter."""
-    boxes: dict[str, list[tuple[int, int, int, str, Box]]] = defaultdict(list)
+    any of it (the op's own accesses aside). Per tensor, a sweep along one dimension pairs
+    writes and reads whose intervals on it intersect; the other dimensions filter. The
+    dimension is the one with the most distinct lower bounds, so that tiles cut along any
+    axis (not only the first) meet few candidates: a tensor split into n row blocks asks
+    about n pairs, not n^2. (Any dimension gives the same answers; this is for speed.)"""
+    boxes: dict[str, list[tuple[str, Box, int]]] = defaultdict(list)
     for name, op, _ in m.scheduled():
         for accesses, write in ((op.tensor_writes, 1), (op.tensor_reads, 0)):
             for a in accesses:
                 tensor = m.tensors.get(a.tensor)
-                if tensor is None or tensor.role == "input":
-                    continue
-                lo, hi = a.box[0] if a.box else (0, 1)
-                boxes[a.tensor].append((lo, hi, write, name, a.box))
-    for tensor, items in boxes.items():
-        items.sort(key=lambda s: s[0])
-        live_writes: list[tuple[int, int, int, str, Box]] = []
-        live_reads: list[tuple[int, int, int, str, Box]] = []
+                if tensor is not None and tensor.role != "input":
+                    boxes[a.tensor].append((name, a.box, write))
+    for tensor, accesses in boxes.items():
+        axis = _sweep_axis([box for _, box, _ in accesses])
+        items = sorted(((box[axis] if box else (0, 1)), write, name, box)
+                       for name, box, write in accesses)
+        live_writes: list[tuple[tuple[int, int], int, str, Box]] = []
+        live_reads: list[tuple[tuple[int, int], int, str, Box]] = []
         for item in items:
-            lo = item[0]
-            live_writes = [w for w in live_writes if w[1] > lo]
-            live_reads = [r for r in live_reads if r[1] > lo]
-            if item[2]:
+            lo = item[0][0]
+            live_writes = [w for w in live_writes if w[0][1] > lo]
+            live_reads = [r for r in live_reads if r[0][1] > lo]
+            if item[1]:
                 matches = [(item, r) for r in live_reads]
                 live_writes.append(item)
             else:
                 matches = [(w, item) for w in live_writes]
                 live_reads.append(item)
             for w, r in matches:
-                if w[3] != r[3] and intersects(w[4], r[4]):
-                    yield Need("ORDER_DDR", w[3], r[3], ("{!r} reads {}{}, which {!r} writes "
-                               "part of", r[3], tensor, show(r[4]), w[3]), tensors=(tensor,))
+                if w[2] != r[2] and intersects(w[3], r[3]):
+                    yield Need("ORDER_DDR", w[2], r[2], ("{!r} reads {}{}, which {!r} writes "
+                               "part of", r[2], tensor, show(r[3]), w[2]), tensors=(tensor,))
+
+
+def _sweep_axis(boxes: list[Box]) -> int:
+    """The dimension along which these boxes (of one rank) have the most distinct lower
+    bounds (0 for rank 0)."""
+    rank = len(boxes[0]) if boxes else 0
+    return max(range(rank), key=lambda k: len({box[k][0] for box in boxes}), default=0)
