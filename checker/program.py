@@ -78,20 +78,27 @@ class _Program:
         self.usable = self.usable and usable
         self.violations.append(Violation("PROGRAM_FORMAT", f"{path}: {message}", ops))
 
-    def _list(self, value: Any, path: str) -> list[int]:
+    def _list(self, value: Any, parent: str, key: str) -> list[int]:
+        """The op indices of an array of op names at ``parent`` / ``key`` (its JSON path
+        is built only for a fault: a program has one such array per op)."""
         if type(value) is not list:
-            self.fail(path, "expected an array of op names")
+            self.fail(_path(parent, key), "expected an array of op names")
             return []
-        nodes: list[int] = []
+        index = self.index
+        nodes = [index.get(name, -1) if type(name) is str else -1 for name in value]
+        if -1 not in nodes and len(set(nodes)) == len(nodes):  # the common, clean case
+            return nodes
+        path = _path(parent, key)
+        nodes = []
         seen: set[str] = set()
         for k, name in enumerate(value):
-            if type(name) is not str or name not in self.index:
+            if type(name) is not str or name not in index:
                 self.fail(f"{path}[{k}]", f"{json.dumps(name)[:60]} is not a scheduled op")
             elif name in seen:
                 self.fail(f"{path}[{k}]", f"op {name!r} is listed twice", ops=(name,))
             else:
                 seen.add(name)
-                nodes.append(self.index[name])
+                nodes.append(index[name])
         return nodes
 
     def _queues(self, value: Any) -> dict[tuple[str, int], list[int]]:
@@ -106,7 +113,7 @@ class _Program:
             if not match or kind not in self.m.lanes or unit >= self.m.lanes[kind]:
                 self.fail(path, f"{name!r} names no lane unit KIND.INDEX of the target")
                 continue
-            queues[(kind, unit)] = self._list(ops, path)
+            queues[(kind, unit)] = self._list(ops, "$.queues", name)
         self._match_schedule(queues)
         return queues
 
@@ -174,11 +181,11 @@ class _Program:
             return []
         edges = []
         for name, preds in value.items():
-            path = _path("$.waits", name)
-            if name not in self.index:
-                self.fail(path, f"{name!r} is not a scheduled op")
+            node = self.index.get(name)
+            if node is None:
+                self.fail(_path("$.waits", name), f"{name!r} is not a scheduled op")
                 continue
-            edges.extend((pred, self.index[name]) for pred in self._list(preds, path))
+            edges.extend((pred, node) for pred in self._list(preds, "$.waits", name))
         return edges
 
 

@@ -114,11 +114,13 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
     """
     by_buffer: dict[str, list[_Access]] = defaultdict(list)
     for name, op, p in m.scheduled():
-        for accesses, write in ((op.buffer_reads, False), (op.buffer_writes, True)):
-            for a in accesses:
-                if a.lo < a.hi:
-                    by_buffer[a.buffer].append(_Access(name, a.lo, a.hi, p.start, p.end,
-                                                       write))
+        start, end = p.start, p.end
+        for a in op.buffer_reads:
+            if a.lo < a.hi:
+                by_buffer[a.buffer].append(_Access(name, a.lo, a.hi, start, end, False))
+        for a in op.buffer_writes:
+            if a.lo < a.hi:
+                by_buffer[a.buffer].append(_Access(name, a.lo, a.hi, start, end, True))
     rank = graph.rank.tolist()
     pieces = []
     chain_pairs: list[tuple[str, str]] = []
@@ -130,9 +132,11 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
             for a in live:
                 if a.write:
                     writers.setdefault(a.op, a)
-            chain = sorted(writers.values(), key=lambda a: rank[index[a.op]])
+            chain = list(writers.values())
             pieces.append((buffer, lo, hi, live, chain, len(chain_pairs)))
-            chain_pairs.extend((x.op, y.op) for x, y in zip(chain, chain[1:], strict=False))
+            if len(chain) > 1:
+                chain.sort(key=lambda a: rank[index[a.op]])
+                chain_pairs.extend((x.op, y.op) for x, y in zip(chain, chain[1:], strict=False))
     ordered = graph.before(np.fromiter((index[x] for x, _ in chain_pairs), np.int64,
                                        len(chain_pairs)),
                            np.fromiter((index[y] for _, y in chain_pairs), np.int64,
