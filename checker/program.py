@@ -253,9 +253,12 @@ def verify_program(document: Any) -> Report:
                 for needs in (after_needs(m), buffer_needs(m, graph, index),
                               reuse_needs(m, graph, index), ddr_needs(m)):
                     violations.extend(_order_violations(needs, graph, index, m))
+        ops, buffers = len(m.op_names or ()), len(m.buffers)
+        # freed while the collector still sleeps, as verify does: otherwise its first pass
+        # after waking scans every object of the model (a box of rank 64 is 65 tuples)
+        del m, program
     violations = _sorted(violations)
-    stats = make_stats(violations, len(m.op_names or ()), len(m.buffers),
-                       time.perf_counter() - began, skipped)
+    stats = make_stats(violations, ops, buffers, time.perf_counter() - began, skipped)
     for code in PROGRAM_CODES:
         count = sum(v.code == code for v in violations)
         if count:

@@ -14,6 +14,7 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from itertools import chain
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -288,7 +289,7 @@ def ddr_needs(m: Model) -> Iterator[Need]:
     """ORDER_DDR: every write of an ``output``/``temp`` tensor region before every read of
     any of it (the op's own accesses aside). Per tensor, a sweep along one dimension pairs
     writes and reads whose intervals on it intersect; the other dimensions filter. The
-    dimension is the one with the most distinct lower bounds, so that tiles cut along any
+    dimension is the one with the most distinct intervals, so that tiles cut along any
     axis (not only the first) meet few candidates: a tensor split into n row blocks asks
     about n pairs, not n^2. (Any dimension gives the same answers; this is for speed.)"""
     boxes: dict[str, list[tuple[str, Box, int]]] = defaultdict(list)
@@ -321,7 +322,7 @@ def ddr_needs(m: Model) -> Iterator[Need]:
 
 
 def _sweep_axis(boxes: list[Box]) -> int:
-    """The dimension along which these boxes (of one rank) have the most distinct lower
-    bounds (0 for rank 0)."""
+    """The dimension along which these boxes (of one rank) have the most distinct
+    intervals (0 for rank 0)."""
     rank = len(boxes[0]) if boxes else 0
-    return max(range(rank), key=lambda k: len({box[k][0] for box in boxes}), default=0)
+    return max(range(rank), key=lambda k: len(set(map(itemgetter(k), boxes))), default=0)
