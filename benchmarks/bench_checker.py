@@ -7,7 +7,10 @@ is a DMA load into VTCM, an HMX tile, an HVX pass that updates its result in pla
 a DMA store, with 2 buffers per 4 ops, `after` edges, a DDR budget at capacity and
 rotating VTCM addresses. Every rule does real work on them and none fires.
 
-    python benchmarks/bench_checker.py [--sizes 1000 10000 100000] [--json-too]
+    python benchmarks/bench_checker.py [--sizes 1000 10000 100000] [--json-too] [--phases]
+
+``--phases`` adds, per size, the CPU seconds of reading the document into the checker's
+model and of each rule (the machine is shared: CPU time is the figure to compare).
 
 This prints figures; it passes or fails nothing.
 """
@@ -26,6 +29,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import checker  # noqa: E402
+from checker.load import build_model, no_gc  # noqa: E402
+from checker.rules import RULES  # noqa: E402
 
 TILE = 16          # elements per tile side
 SLOT = 2048        # bytes per VTCM buffer
@@ -90,32 +95,55 @@ def synthetic_schedule(n_ops: int) -> dict[str, Any]:
     }
 
 
+def phases(doc: dict[str, Any]) -> list[tuple[str, float]]:
+    """CPU seconds of building the model, then of each rule in turn (as ``verify`` runs
+    them, the collector paused)."""
+    rows = []
+    with no_gc():
+        began = time.process_time()
+        model, _ = build_model(doc)
+        rows.append(("model", time.process_time() - began))
+        for rule in RULES:
+            began = time.process_time()
+            rule.check(model)
+            rows.append(("/".join(rule.codes), time.process_time() - began))
+        del model
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
     parser.add_argument("--json-too", action="store_true",
                         help="also time the strict parse of the serialized file")
+    parser.add_argument("--phases", action="store_true",
+                        help="also print the CPU seconds of the model and of each rule")
     args = parser.parse_args()
     print(f"{'ops':>8} {'buffers':>8} {'verify s':>9} {'cpu s':>7} {'ops/s':>10} "
-          f"{'parse s':>8} {'peak RSS MiB':>13} legal")
+          f"{'parse s':>8} {'cpu s':>7} {'peak RSS MiB':>13} legal")
     for size in args.sizes:
         doc = synthetic_schedule(size)
-        parse_s = float("nan")
+        parse_s = parse_cpu = float("nan")
         if args.json_too:
             text = json.dumps(doc)
-            began = time.perf_counter()
+            began, parse_cpu = time.perf_counter(), time.process_time()
             doc = checker.parse_json(text)
-            parse_s = time.perf_counter() - began
+            parse_s, parse_cpu = time.perf_counter() - began, time.process_time() - parse_cpu
         began, cpu = time.perf_counter(), time.process_time()
         report = checker.verify(doc)
         elapsed, cpu = time.perf_counter() - began, time.process_time() - cpu
         ops = report.stats["ops"]
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"{ops:>8} {report.stats['buffers']:>8} {elapsed:>9.3f} {cpu:>7.3f} "
-              f"{ops / elapsed:>10.0f} {parse_s:>8.3f} {rss:>13.0f} {report.legal}")
+              f"{ops / elapsed:>10.0f} {parse_s:>8.3f} {parse_cpu:>7.3f} {rss:>13.0f} "
+              f"{report.legal}")
         if not report.legal:
             for v in report.violations[:5]:
                 print(f"  {v.code}: {v.message}")
+        if args.phases:
+            rows = phases(doc)
+            print("  CPU s by phase: " + ", ".join(f"{name} {cpu:.3f}" for name, cpu in rows)
+                  + f" (sum {sum(cpu for _, cpu in rows):.3f})")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import json
 import signal
 import sys
 import threading
+from importlib import metadata
 
 from checker.load import MAX_INPUT_BYTES, UnusableInput
 from checker.program import verify_program_file
@@ -21,6 +22,17 @@ __all__ = ["main", "build_parser"]
 
 #: How many violations the human report lists unless ``--max-violations`` says otherwise.
 DEFAULT_LISTED = 100
+#: The distribution that installs ``schedcheck`` (the checker ships inside it).
+DISTRIBUTION = "npu-schedsearch"
+
+
+def package_version() -> str:
+    """The installed version, or a note that the code runs from a checkout not installed.
+    Read from the distribution's metadata: the checker imports nothing of ``schedsearch``."""
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _count(text: str) -> int:
@@ -38,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="schedcheck",
         description="Prove an npu-schedule/1 file legal, or list every rule it breaks.")
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {package_version()} ({DISTRIBUTION})")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     verify = commands.add_parser(
         "verify", help="check one schedule file against every rule of docs/formats.md",

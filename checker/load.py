@@ -37,7 +37,7 @@ from checker.model import (
     Tensor,
     TensorAccess,
 )
-from checker.report import Violation
+from checker.report import Violation, plural
 
 __all__ = ["MAX_INPUT_BYTES", "MAX_INT", "UnusableInput", "read_json", "parse_json",
            "build_model", "no_gc"]
@@ -179,19 +179,32 @@ def _kind(value: Any) -> str:
             float: "a number"}.get(type(value), type(value).__name__)
 
 
-def _fast_box(value: Any) -> Box | None:
-    """The box if ``value`` is a well-formed one, else ``None`` (the slow path says why).
+def _fast_box(value: Any, shape: tuple[int, ...] | None = None) -> Box | None:
+    """The box if ``value`` is a well-formed one (inside a tensor of ``shape``, if given:
+    same rank, ``0 <= lo`` and ``hi <= extent``), else ``None`` (the slow path says why).
 
     The fast checks here and below build no JSON paths: paths are made only for errors.
+    Each dimension is looked at once (a box of rank 64 has 64 of them).
     """
     if type(value) is not list:
         return None
     box = []
-    for dim in value:
+    if shape is None:
+        for dim in value:
+            if type(dim) is not list or len(dim) != 2:
+                return None
+            lo, hi = dim
+            if type(lo) is not int or type(hi) is not int or not MIN_INT <= lo < hi <= MAX_INT:
+                return None
+            box.append((lo, hi))
+        return tuple(box)
+    if len(value) != len(shape):
+        return None
+    for dim, extent in zip(value, shape):  # noqa: B905 - the lengths were just compared
         if type(dim) is not list or len(dim) != 2:
             return None
         lo, hi = dim
-        if type(lo) is not int or type(hi) is not int or not MIN_INT <= lo < hi <= MAX_INT:
+        if type(lo) is not int or type(hi) is not int or not 0 <= lo < hi <= extent:
             return None
         box.append((lo, hi))
     return tuple(box)
@@ -319,9 +332,8 @@ class _Builder:
     def tensor_box(self, section: str, tensor: str, value: Any, path: str,
                    **names: tuple[str, ...]) -> Box:
         shape = self.model.tensors[tensor].shape
-        box = _fast_box(value)
-        if box is not None and len(box) == len(shape) and \
-                all(lo >= 0 and hi <= n for (lo, hi), n in zip(box, shape, strict=True)):
+        box = _fast_box(value, shape)
+        if box is not None:
             return box
         box = self.box(section, value, path, **names)
         if len(box) != len(shape):
@@ -647,7 +659,7 @@ class _Builder:
                 hi = self.integer("ops", span[1], f"{apath}.bytes[1]", **names)
                 if not 0 <= lo < hi <= size:
                     raise self.fail("ops", f"{apath}.bytes", f"[{lo}, {hi}) is empty or does "
-                                    f"not lie inside buffer {buffer!r} of {size} bytes",
+                                    f"not lie inside buffer {buffer!r} of {plural(size, 'byte')}",
                                     buffers=(buffer,), **names)
             tag = value.get("value")
             if "value" in value and (type(tag) is not str or not tag):
@@ -714,10 +726,8 @@ class _Builder:
         definition = m.tensors.get(tensor) if type(tensor) is str else None
         if definition is None or not value.keys() <= _TENSOR_ACCESS_KEYS:
             return False
-        shape = definition.shape
-        box = _fast_box(value.get("box"))
-        if box is None or len(box) != len(shape) or \
-                not all(lo >= 0 and hi <= n for (lo, hi), n in zip(box, shape, strict=True)):
+        box = _fast_box(value.get("box"), definition.shape)
+        if box is None:
             return False
         tensors.append(TensorAccess(tensor, box))
         return True

@@ -23,7 +23,7 @@ from typing import Any
 
 from checker.load import UnusableInput, build_model, no_gc
 from checker.model import Model
-from checker.report import CODES, Report, Violation, make_stats
+from checker.report import CODES, Report, Violation, make_stats, plural
 from checker.rules import RULES
 from checker.rules.program_graph import Graph
 from checker.rules.program_orders import (
@@ -78,20 +78,27 @@ class _Program:
         self.usable = self.usable and usable
         self.violations.append(Violation("PROGRAM_FORMAT", f"{path}: {message}", ops))
 
-    def _list(self, value: Any, path: str) -> list[int]:
+    def _list(self, value: Any, parent: str, key: str) -> list[int]:
+        """The op indices of an array of op names at ``parent`` / ``key`` (its JSON path
+        is built only for a fault: a program has one such array per op)."""
         if type(value) is not list:
-            self.fail(path, "expected an array of op names")
+            self.fail(_path(parent, key), "expected an array of op names")
             return []
-        nodes: list[int] = []
+        index = self.index
+        nodes = [index.get(name, -1) if type(name) is str else -1 for name in value]
+        if -1 not in nodes and len(set(nodes)) == len(nodes):  # the common, clean case
+            return nodes
+        path = _path(parent, key)
+        nodes = []
         seen: set[str] = set()
         for k, name in enumerate(value):
-            if type(name) is not str or name not in self.index:
+            if type(name) is not str or name not in index:
                 self.fail(f"{path}[{k}]", f"{json.dumps(name)[:60]} is not a scheduled op")
             elif name in seen:
                 self.fail(f"{path}[{k}]", f"op {name!r} is listed twice", ops=(name,))
             else:
                 seen.add(name)
-                nodes.append(self.index[name])
+                nodes.append(index[name])
         return nodes
 
     def _queues(self, value: Any) -> dict[tuple[str, int], list[int]]:
@@ -106,7 +113,7 @@ class _Program:
             if not match or kind not in self.m.lanes or unit >= self.m.lanes[kind]:
                 self.fail(path, f"{name!r} names no lane unit KIND.INDEX of the target")
                 continue
-            queues[(kind, unit)] = self._list(ops, path)
+            queues[(kind, unit)] = self._list(ops, "$.queues", name)
         self._match_schedule(queues)
         return queues
 
@@ -174,11 +181,11 @@ class _Program:
             return []
         edges = []
         for name, preds in value.items():
-            path = _path("$.waits", name)
-            if name not in self.index:
-                self.fail(path, f"{name!r} is not a scheduled op")
+            node = self.index.get(name)
+            if node is None:
+                self.fail(_path("$.waits", name), f"{name!r} is not a scheduled op")
                 continue
-            edges.extend((pred, self.index[name]) for pred in self._list(preds, path))
+            edges.extend((pred, node) for pred in self._list(preds, "$.waits", name))
         return edges
 
 
@@ -235,9 +242,9 @@ def verify_program(document: Any) -> Report:
             if graph.cycle is not None:
                 cycle = tuple(program.names[i] for i in graph.cycle)
                 violations.append(Violation(
-                    "DEADLOCK", f"queue successions and waits form a cycle of {len(cycle)} "
-                    f"ops: {' -> '.join(cycle[:8])}{' -> ...' if len(cycle) > 8 else ''} "
-                    f"-> {cycle[0]}", cycle))
+                    "DEADLOCK", f"queue successions and waits form a cycle of "
+                    f"{plural(len(cycle), 'op')}: {' -> '.join(cycle[:8])}"
+                    f"{' -> ...' if len(cycle) > 8 else ''} -> {cycle[0]}", cycle))
                 skipped.extend(ORDER_CODES)
             elif not m.intact >= _ORDER_NEEDS:
                 skipped.extend(ORDER_CODES)
@@ -246,9 +253,12 @@ def verify_program(document: Any) -> Report:
                 for needs in (after_needs(m), buffer_needs(m, graph, index),
                               reuse_needs(m, graph, index), ddr_needs(m)):
                     violations.extend(_order_violations(needs, graph, index, m))
+        ops, buffers = len(m.op_names or ()), len(m.buffers)
+        # freed while the collector still sleeps, as verify does: otherwise its first pass
+        # after waking scans every object of the model (a box of rank 64 is 65 tuples)
+        del m, program
     violations = _sorted(violations)
-    stats = make_stats(violations, len(m.op_names or ()), len(m.buffers),
-                       time.perf_counter() - began, skipped)
+    stats = make_stats(violations, ops, buffers, time.perf_counter() - began, skipped)
     for code in PROGRAM_CODES:
         count = sum(v.code == code for v in violations)
         if count:

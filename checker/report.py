@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CODES", "Violation", "Report", "render_human"]
+__all__ = ["CODES", "Violation", "Report", "plural", "render_human"]
 
 #: Every rule code, in the order of FORMATS.md's table (reports group by this order).
 CODES: tuple[str, ...] = (
@@ -15,6 +15,11 @@ CODES: tuple[str, ...] = (
     "STALE_READ", "WRITE_RACE", "MAKESPAN",
 )
 _ORDER = {code: i for i, code in enumerate(CODES)}
+
+
+def plural(count: int, noun: str) -> str:
+    """``count`` and ``noun``, with an ``s`` unless there is exactly one ("1 op", "2 ops")."""
+    return f"{count} {noun}{'s' * (count != 1)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,15 +85,13 @@ def _line(v: Violation) -> str:
 def render_human(report: Report, source: str, max_violations: int = 100) -> str:
     """A report a person reads: a verdict line, then violations grouped by code."""
     stats = report.stats
-    scope = (f"{stats.get('ops', 0)} ops, {stats.get('buffers', 0)} buffers, "
+    scope = (f"{plural(stats.get('ops', 0), 'op')}, {plural(stats.get('buffers', 0), 'buffer')}, "
              f"{stats.get('elapsed_s', 0.0):.3f} s")
     if report.legal:
         lines = [f"LEGAL: {source}: no violations ({scope})"]
     else:
-        count = len(report.violations)
-        kinds = len(report.codes())
-        lines = [f"ILLEGAL: {source}: {count} violation{'s' * (count != 1)} of "
-                 f"{kinds} rule{'s' * (kinds != 1)} ({scope})"]
+        lines = [f"ILLEGAL: {source}: {plural(len(report.violations), 'violation')} of "
+                 f"{plural(len(report.codes()), 'rule')} ({scope})"]
     by_code = Counter(v.code for v in report.violations)
     current = None
     for v in report.violations[:max_violations]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from checker.model import Model
-from checker.report import Violation
+from checker.report import Violation, plural
 
 __all__ = ["check_budgets"]
 
@@ -86,8 +86,9 @@ def check_budgets(m: Model) -> list[Violation]:
                 continue  # judge the instant once all its events are in
             if total > capacity and not over:
                 names = tuple(running)[:LISTED_OPS]
-                out.append(Violation("BUDGET", f"the {len(running)} op(s) running at t={time} "
-                                     f"draw {total} from {budget}, above its capacity "
+                draw = "draws" if len(running) == 1 else "draw"
+                out.append(Violation("BUDGET", f"{plural(len(running), 'op')} running at t={time} "
+                                     f"{draw} {total} from {budget}, above its capacity "
                                      f"{capacity}", names, time=time))
             over = total > capacity
     return out

@@ -32,10 +32,10 @@ def check_coverage(m: Model) -> list[Violation]:
                 out.append(Violation("COVERAGE", f"op {name!r} has a space of rank {len(box)} "
                                      f"but task {task_name!r} has rank {len(region)}", (name,)))
                 continue
-            if not inside(box, region) and all(lo < hi for lo, hi in box):
+            part = box if inside(box, region) else clip(box, region)
+            if part is not box and all(lo < hi for lo, hi in box):
                 out.append(Violation("COVERAGE", f"op {name!r} computes {show(box)}, outside "
                                      f"the space {show(region)} of task {task_name!r}", (name,)))
-            part = clip(box, region)
             if part is not None:
                 names.append(name)
                 boxes.append(part)

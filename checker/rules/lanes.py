@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from checker.model import Model
-from checker.report import Violation
+from checker.report import Violation, plural
 
 __all__ = ["check_units", "check_lane_overlap"]
 
@@ -31,9 +31,10 @@ def check_units(m: Model) -> list[Violation]:
             if len(set(units)) != len(units):
                 problem = f"lists a {lane} unit twice: {units}"
             elif bad:
-                problem = f"holds {lane} unit(s) {bad} outside [0, {count})"
+                problem = f"holds {lane} unit{'s' * (len(bad) != 1)} {bad} outside [0, {count})"
             elif len(units) != want:
-                problem = f"holds {len(units)} {lane} unit(s) but mode {p.mode} asks {want}"
+                problem = (f"holds {plural(len(units), lane + ' unit')} but mode {p.mode} "
+                           f"asks {want}")
             else:
                 continue
             out.append(Violation("UNITS", f"op {name!r} {problem}", (name,), time=p.start))

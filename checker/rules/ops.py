@@ -4,7 +4,7 @@ in the order the ``after`` edges ask, and a truthful makespan."""
 from __future__ import annotations
 
 from checker.model import Model
-from checker.report import Violation
+from checker.report import Violation, plural
 
 __all__ = ["check_names", "check_modes", "check_after", "check_makespan"]
 
@@ -39,12 +39,13 @@ def check_modes(m: Model) -> list[Violation]:
                                  (name,), time=p.start))
         if not 0 <= p.mode < len(op.modes):
             out.append(Violation("MODE", f"op {name!r} picks mode {p.mode} but has "
-                                 f"{len(op.modes)} mode(s)", (name,), time=p.start))
+                                 f"{plural(len(op.modes), 'mode')}", (name,), time=p.start))
             continue
         duration = op.modes[p.mode].duration
         if p.end - p.start < duration:
             out.append(Violation("DURATION", f"op {name!r} runs [{p.start}, {p.end}), "
-                                 f"{p.end - p.start} ticks, but mode {p.mode} needs {duration}",
+                                 f"{plural(p.end - p.start, 'tick')}, but mode {p.mode} "
+                                 f"needs {duration}",
                                  (name,), time=p.start))
     return out
 

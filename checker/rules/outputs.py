@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from checker.boxes import clip, latest_writes, partition, show
+from checker.boxes import Partition, clip, latest_writes, partition, show
 from checker.model import Box, Model
 from checker.report import Violation
 
@@ -29,11 +29,20 @@ def check_outputs(m: Model) -> list[Violation]:
                                      (name,), tensors=(access.tensor,)))
             else:
                 writes[access.tensor].append((name, op.task, access.box))
+    # a task writing a whole tensor asks clauses 1 and 2 the same question: answer it once
+    answers: dict[tuple[Box, tuple[int, ...]], Partition] = {}
+
+    def partition_of(region: Box, boxes: list[Box]) -> Partition:
+        key = (region, tuple(map(id, boxes)))  # the model's boxes: alive, so ids are unique
+        if key not in answers:
+            answers[key] = partition(region, boxes)
+        return answers[key]
+
     for task_name, task in m.tasks.items():
         for tensor, region in (task.outputs or {}).items():
             parts = [part for name, owner, box in writes.get(tensor, [])
                      if owner == task_name and (part := clip(box, region)) is not None]
-            result = partition(region, parts)
+            result = partition_of(region, parts)
             if result.gapped:
                 where = f", e.g. {tensor}{show(result.gap)}" if result.gap else ""
                 out.append(Violation("OUTPUT", f"the ops of task {task_name!r} leave part of "
@@ -44,7 +53,7 @@ def check_outputs(m: Model) -> list[Violation]:
             continue
         written = writes.get(tensor_name, [])
         boxes = [box for _, _, box in written]
-        result = partition(tuple((0, n) for n in tensor.shape), boxes)
+        result = partition_of(tuple((0, n) for n in tensor.shape), boxes)
         for i, j in result.overlaps:
             a, b = written[j][0], written[i][0]
             out.append(Violation("OUTPUT", f"ops {a!r} and {b!r} both write part of "

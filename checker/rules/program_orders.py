@@ -13,6 +13,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from itertools import chain
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -82,6 +84,10 @@ def _pieces(accesses: list[_Access]) -> Iterator[tuple[int, int, tuple[_Access, 
     """Byte pieces that no access boundary splits, with the accesses covering each
     (one sweep over the sorted boundaries). Each piece gets its own tuple: the caller
     keeps them, so the sweep's working list must never be handed out."""
+    lo, hi = accesses[0].lo, accesses[0].hi
+    if all(a.lo == lo and a.hi == hi for a in accesses):  # the common buffer: one range
+        yield lo, hi, tuple(accesses)
+        return
     cuts = sorted({a.lo for a in accesses} | {a.hi for a in accesses})
     by_lo = sorted(accesses, key=lambda a: a.lo)
     live: list[_Access] = []
@@ -109,11 +115,13 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
     """
     by_buffer: dict[str, list[_Access]] = defaultdict(list)
     for name, op, p in m.scheduled():
-        for accesses, write in ((op.buffer_reads, False), (op.buffer_writes, True)):
-            for a in accesses:
-                if a.lo < a.hi:
-                    by_buffer[a.buffer].append(_Access(name, a.lo, a.hi, p.start, p.end,
-                                                       write))
+        start, end = p.start, p.end
+        for a in op.buffer_reads:
+            if a.lo < a.hi:
+                by_buffer[a.buffer].append(_Access(name, a.lo, a.hi, start, end, False))
+        for a in op.buffer_writes:
+            if a.lo < a.hi:
+                by_buffer[a.buffer].append(_Access(name, a.lo, a.hi, start, end, True))
     rank = graph.rank.tolist()
     pieces = []
     chain_pairs: list[tuple[str, str]] = []
@@ -125,9 +133,11 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
             for a in live:
                 if a.write:
                     writers.setdefault(a.op, a)
-            chain = sorted(writers.values(), key=lambda a: rank[index[a.op]])
+            chain = list(writers.values())
             pieces.append((buffer, lo, hi, live, chain, len(chain_pairs)))
-            chain_pairs.extend((x.op, y.op) for x, y in zip(chain, chain[1:], strict=False))
+            if len(chain) > 1:
+                chain.sort(key=lambda a: rank[index[a.op]])
+                chain_pairs.extend((x.op, y.op) for x, y in zip(chain, chain[1:], strict=False))
     ordered = graph.before(np.fromiter((index[x] for x, _ in chain_pairs), np.int64,
                                        len(chain_pairs)),
                            np.fromiter((index[y] for _, y in chain_pairs), np.int64,
@@ -184,39 +194,71 @@ def reuse_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need]
     A pair of buffers is not asked about all pairs of accessors: along a chain of the
     happens-before cover (:class:`Graph`) every op happens before the later ones, so of
     the first buffer's accessors only the last on each chain needs asking about, and of
-    the second buffer's only the first on each chain.
+    the second buffer's only the first on each chain. Those questions are asked in one
+    NumPy batch; only the pairs the graph does not order become :class:`Need` records.
     """
-    accessors: dict[str, dict[str, None]] = defaultdict(dict)  # ordered sets
+    accessors: dict[str, list[int]] = defaultdict(list)  # op indices, an op maybe twice
     for name, op, _ in m.scheduled():
-        for a in (*op.buffer_reads, *op.buffer_writes):
-            accessors[a.buffer][name] = None
+        node = index[name]
+        for a in op.buffer_reads:
+            accessors[a.buffer].append(node)
+        for a in op.buffer_writes:
+            accessors[a.buffer].append(node)
     pairs = _reusing_pairs(m, accessors)
-    chain, position = graph.chain.tolist(), graph.position.tolist()
-    ends: dict[tuple[str, bool], list[tuple[int, int, str]]] = {}
+    if not pairs:
+        return
+    buffers = list(dict.fromkeys(b for pair in pairs for b in pair))
+    number = {b: i for i, b in enumerate(buffers)}
+    groups = [accessors[b] for b in buffers]
+    owner = np.repeat(np.arange(len(buffers)), [len(g) for g in groups])
+    ops = np.fromiter(chain.from_iterable(groups), np.int64, len(owner))
+    last_start, last_ops = _chain_ends(graph, owner, ops, len(buffers), last=True)
+    first_start, first_ops = _chain_ends(graph, owner, ops, len(buffers), last=False)
+    firsts = np.fromiter((number[x] for x, _ in pairs), np.int64, len(pairs))
+    seconds = np.fromiter((number[y] for _, y in pairs), np.int64, len(pairs))
+    pair, a, b = _products(last_start, last_ops, firsts, first_start, first_ops, seconds)
+    on, position = graph.chain, graph.position
+    asked = (a != b) & ~((on[a] == on[b]) & (position[a] < position[b]))
+    pair, a, b = pair[asked], a[asked], b[asked]
+    unmet = np.flatnonzero(~graph.before(a, b))
+    listed = list(pairs.items())
+    names = list(index)
+    for k in unmet.tolist():
+        (first, second), (memory, lo, hi) = listed[pair[k]]
+        yield Need("ORDER_REUSE", names[a[k]], names[b[k]],
+                   ("{!r} reuses {} bytes [{}, {}) of {!r}, which is freed first", second,
+                    memory, lo, hi, first), (first, second))
 
-    def on_chains(buffer: str, last: bool) -> list[tuple[int, int, str]]:
-        """(chain, position, op) of the last (or first) accessor of ``buffer`` on each
-        chain, computed once per buffer and end."""
-        if (buffer, last) not in ends:
-            best: dict[int, tuple[int, int, str]] = {}
-            for name in accessors[buffer]:
-                k = index[name]
-                here = best.get(chain[k])
-                if here is None or (position[k] > here[1] if last else position[k] < here[1]):
-                    best[chain[k]] = (chain[k], position[k], name)
-            ends[(buffer, last)] = list(best.values())
-        return ends[(buffer, last)]
 
-    for (first, second), (memory, lo, hi) in pairs.items():
-        why = ("{!r} reuses {} bytes [{}, {}) of {!r}, which is freed first", second, memory,
-               lo, hi, first)
-        for chain_a, at_a, a in on_chains(first, last=True):
-            for chain_b, at_b, b in on_chains(second, last=False):
-                if a != b and not (chain_a == chain_b and at_a < at_b):  # the chain orders
-                    yield Need("ORDER_REUSE", a, b, why, (first, second))
+def _chain_ends(graph: Graph, owner: np.ndarray, ops: np.ndarray, groups: int, *,
+                last: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per group of ``ops`` (``owner``, sorted), the last (or first) op on each chain of
+    the cover: the ops grouped in order, and where each group starts (``groups + 1``)."""
+    chain, position = graph.chain[ops], graph.position[ops]
+    order = np.lexsort((position if last else -position, chain, owner))
+    owner, chain = owner[order], chain[order]
+    # the last element of each (owner, chain) run: the furthest one along the chain
+    end = np.append((owner[1:] != owner[:-1]) | (chain[1:] != chain[:-1]), True)
+    kept = order[end]
+    return np.searchsorted(owner[end], np.arange(groups + 1)), ops[kept]
 
 
-def _reusing_pairs(m: Model, accessors: dict[str, dict[str, None]]
+def _products(a_start: np.ndarray, a_ops: np.ndarray, a_group: np.ndarray,
+              b_start: np.ndarray, b_ops: np.ndarray, b_group: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each k, every (x, y) with x in group ``a_group[k]`` of ``a_ops`` and y in
+    group ``b_group[k]`` of ``b_ops``: (k, x, y) as three arrays."""
+    a_count = a_start[a_group + 1] - a_start[a_group]
+    b_count = b_start[b_group + 1] - b_start[b_group]
+    sizes = a_count * b_count
+    k = np.repeat(np.arange(len(sizes)), sizes)
+    within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    x = a_ops[a_start[a_group[k]] + within // b_count[k]]
+    y = b_ops[b_start[b_group[k]] + within % b_count[k]]
+    return k, x, y
+
+
+def _reusing_pairs(m: Model, accessors: dict[str, list[int]]
                    ) -> dict[tuple[str, str], tuple[str, int, int]]:
     """Consecutive (by free, alloc, name) accessed buffers sharing an address piece, with
     the memory and the first piece they share."""
@@ -245,32 +287,42 @@ def _reusing_pairs(m: Model, accessors: dict[str, dict[str, None]]
 
 def ddr_needs(m: Model) -> Iterator[Need]:
     """ORDER_DDR: every write of an ``output``/``temp`` tensor region before every read of
-    any of it (the op's own accesses aside). Per tensor, a sweep along the first
-    dimension pairs writes and reads whose rows intersect; the other dimensions filter."""
-    boxes: dict[str, list[tuple[int, int, int, str, Box]]] = defaultdict(list)
+    any of it (the op's own accesses aside). Per tensor, a sweep along one dimension pairs
+    writes and reads whose intervals on it intersect; the other dimensions filter. The
+    dimension is the one with the most distinct intervals, so that tiles cut along any
+    axis (not only the first) meet few candidates: a tensor split into n row blocks asks
+    about n pairs, not n^2. (Any dimension gives the same answers; this is for speed.)"""
+    boxes: dict[str, list[tuple[str, Box, int]]] = defaultdict(list)
     for name, op, _ in m.scheduled():
         for accesses, write in ((op.tensor_writes, 1), (op.tensor_reads, 0)):
             for a in accesses:
                 tensor = m.tensors.get(a.tensor)
-                if tensor is None or tensor.role == "input":
-                    continue
-                lo, hi = a.box[0] if a.box else (0, 1)
-                boxes[a.tensor].append((lo, hi, write, name, a.box))
-    for tensor, items in boxes.items():
-        items.sort(key=lambda s: s[0])
-        live_writes: list[tuple[int, int, int, str, Box]] = []
-        live_reads: list[tuple[int, int, int, str, Box]] = []
+                if tensor is not None and tensor.role != "input":
+                    boxes[a.tensor].append((name, a.box, write))
+    for tensor, accesses in boxes.items():
+        axis = _sweep_axis([box for _, box, _ in accesses])
+        items = sorted(((box[axis] if box else (0, 1)), write, name, box)
+                       for name, box, write in accesses)
+        live_writes: list[tuple[tuple[int, int], int, str, Box]] = []
+        live_reads: list[tuple[tuple[int, int], int, str, Box]] = []
         for item in items:
-            lo = item[0]
-            live_writes = [w for w in live_writes if w[1] > lo]
-            live_reads = [r for r in live_reads if r[1] > lo]
-            if item[2]:
+            lo = item[0][0]
+            live_writes = [w for w in live_writes if w[0][1] > lo]
+            live_reads = [r for r in live_reads if r[0][1] > lo]
+            if item[1]:
                 matches = [(item, r) for r in live_reads]
                 live_writes.append(item)
             else:
                 matches = [(w, item) for w in live_writes]
                 live_reads.append(item)
             for w, r in matches:
-                if w[3] != r[3] and intersects(w[4], r[4]):
-                    yield Need("ORDER_DDR", w[3], r[3], ("{!r} reads {}{}, which {!r} writes "
-                               "part of", r[3], tensor, show(r[4]), w[3]), tensors=(tensor,))
+                if w[2] != r[2] and intersects(w[3], r[3]):
+                    yield Need("ORDER_DDR", w[2], r[2], ("{!r} reads {}{}, which {!r} writes "
+                               "part of", r[2], tensor, show(r[3]), w[2]), tensors=(tensor,))
+
+
+def _sweep_axis(boxes: list[Box]) -> int:
+    """The dimension along which these boxes (of one rank) have the most distinct
+    intervals (0 for rank 0)."""
+    rank = len(boxes[0]) if boxes else 0
+    return max(range(rank), key=lambda k: len(set(map(itemgetter(k), boxes))), default=0)

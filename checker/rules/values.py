@@ -216,7 +216,6 @@ def check_stale_reads(m: Model) -> list[Violation]:
         racing = (_conflicts_few if few else _conflicts)(buffer_reads, buffer_writes)
         for i, (r, last) in enumerate(zip(buffer_reads, _seen(buffer_reads, buffer_writes, few),
                                           strict=True)):
-            expected = "no value" if r.value is None else f"value {r.value!r}"
             if isinstance(last, str):
                 why, ops, time = last, (r.op,), r.start
             elif last.lo > r.lo or last.hi < r.hi:
@@ -232,6 +231,7 @@ def check_stale_reads(m: Model) -> list[Violation]:
                 ops, time = (w.op, r.op), max(w.start, r.start)
             else:
                 continue
+            expected = "no value" if r.value is None else f"value {r.value!r}"
             out.append(Violation("STALE_READ", f"op {r.op!r} reads {expected} from {buffer!r} "
                                  f"{_span(r)} at t={r.start}, but {why}", ops, (buffer,),
                                  time=time))

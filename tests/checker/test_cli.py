@@ -134,3 +134,12 @@ def test_stdin_and_the_module_entry_point() -> None:
     assert run.returncode == 2
     assert run.stderr.startswith("schedcheck: error: <stdin>: $: JSON: not valid JSON")
     assert "Traceback" not in run.stderr
+
+
+def test_version_prints_the_installed_version_and_exits_0() -> None:
+    from importlib import metadata
+
+    result = subprocess.run([sys.executable, "-m", "checker", "--version"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.split()[:2] == ["schedcheck", metadata.version("npu-schedsearch")]
