@@ -25,12 +25,15 @@ from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
 from schedsearch.engine.modes import mode_prices
 from schedsearch.engine.orders import (
+    LARGE_SHARE,
     breadth_order,
     depth_order,
+    frugal_order,
     hungriest_first_order,
     interleaved_order,
     large_buffers,
     problem_order,
+    serial_peaks,
     tails,
 )
 from schedsearch.engine.serial import SerialPass, Stall
@@ -60,6 +63,7 @@ class OpOrder(enum.StrEnum):
     PROBLEM = "problem"  #: :func:`~.orders.problem_order`
     INTERLEAVED = "interleaved"  #: :func:`~.orders.interleaved_order`
     HUNGRY = "hungry"  #: :func:`~.orders.hungriest_first_order`
+    FRUGAL = "frugal"  #: :func:`~.orders.frugal_order`
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +98,14 @@ class PassSpec:
     hungry_unguarded: bool = False
     #: Run only where some buffer is large (:data:`LARGE_SHARE`).
     large_only: bool = False
+    #: The banker's rule (:class:`SerialPass`, ``safe``): no start ahead of the head that
+    #: the rest of the sequence, run one op at a time, could not fit beside.
+    safe: bool = False
+    #: What counts as large for ``split``: at least 1/``large_share`` of its memory.
+    large_share: int = LARGE_SHARE
+    #: Run only where the problem's own order, run one op at a time, overflows some
+    #: memory (:func:`~.orders.serial_peaks`): the passes that follow it cannot finish.
+    unserial_only: bool = False
 
 
 #: The portfolio, in the order tried. Every pass the budget allows runs and the shortest
@@ -125,7 +137,24 @@ class PassSpec:
 #: others, depending on how the rows fall against the blocks, so no variant wins
 #: everywhere). The Ascend pair keeps its figures (1.118 at 7,972 ops, 10 s), and the
 #: tight chain gains (1.146 -> 1.06 at 7,806 ops).
+#: Where the problem's own order cannot run one op at a time (Mistral-7B's prefill: the
+#: operator library emits all 28 K-steps' operand loads of the down projection before its
+#: first multiply, 11.1 MB in 8 MiB of VTCM), every pass above stalled on VTCM: the ready
+#: weight loads of later GEMMs filled memory that an op of 5.25 MB (three 1.75 MB blocks
+#: of the gate-times-up product) needed. The frugal order (loads right before their
+#: first use, 5.25 MB run one op at a time) with the banker's rule leads there: a window
+#: of 4 and of 16 with the blocks of at least 1/8 of VTCM at its top (1.05-1.08 of the
+#: bound from the list scheduler on the 7 Mistral prefill graphs of the ONNX corpus; without
+#: the split both stall, the 1.75 MB blocks' room cut up by 256 KB weight tiles), then
+#: in-order issue (window 0: 1.24-1.29), which the banker's rule keeps from stalling for
+#: want of bytes.
 PORTFOLIO = (
+    PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 4, in_sequence=True, safe=True, split=True,
+             large_share=8, unserial_only=True),
+    PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 16, in_sequence=True, safe=True, split=True,
+             large_share=8, unserial_only=True),
+    PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 0, in_sequence=True, safe=True,
+             unserial_only=True),
     PassSpec(ModePolicy.ALL, OpOrder.HUNGRY, 4,
              in_sequence=True, split=True, task_windows=True, hungry_unguarded=True,
              large_only=True),
@@ -155,19 +184,26 @@ PORTFOLIO = (
 @dataclass(frozen=True, slots=True)
 class _FallbackPass:
     """A pass tried only when every portfolio pass stalled: its sequence and window,
-    whether guard (1) is on, and whether placement is two-ended."""
+    whether guard (1) is on, whether placement is two-ended, and whether the banker's
+    rule holds it (``safe``)."""
 
     sequence: OpOrder
     window: int
     _: KW_ONLY
     guarded: bool
     two_ended: bool
+    safe: bool = False
 
 
 #: Tried only when every portfolio pass stalled, in turn. Two-ended placement puts buffers that
 #: outlive the op starting them at the top of memory and those that die with it at the bottom, so
-#: that short lives do not fragment the space long ones need.
+#: that short lives do not fragment the space long ones need. The frugal order issued in
+#: order under the banker's rule cannot stall for want of bytes wherever that order run one op at
+#: a time fits (only an address can fail); the depth-first one may hold more at once, but is
+#: tried too.
 _FALLBACK = (_FallbackPass(OpOrder.DEPTH, 16, guarded=True, two_ended=False),
+             _FallbackPass(OpOrder.FRUGAL, 0, guarded=False, two_ended=False, safe=True),
+             _FallbackPass(OpOrder.FRUGAL, 0, guarded=False, two_ended=True, safe=True),
              _FallbackPass(OpOrder.DEPTH, 0, guarded=False, two_ended=False),
              _FallbackPass(OpOrder.DEPTH, 0, guarded=False, two_ended=True))
 #: The share of the work and wall time left that one pass after the first finished one
@@ -223,14 +259,24 @@ class _Sequences:
         if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(fast)):
             self.policies[ModePolicy.LARGE_FAST] = fast
         self.cache: dict[tuple[ModePolicy, OpOrder], tuple[list[int], list[int]]] = {}
+        self._unserial: bool | None = None
+
+    def unserial(self) -> bool:
+        """Whether the problem's own order, run one op at a time, overflows some memory."""
+        if self._unserial is None:
+            order, _ = self.get(ModePolicy.ALL, OpOrder.PROBLEM)
+            self._unserial = any(peak > self.inst.target.memories[m].capacity_bytes
+                                 for m, peak in serial_peaks(self.inst, order).items())
+        return self._unserial
 
     def applies(self, spec: PassSpec) -> bool:
         """Whether ``spec`` runs on this problem: its mode policy exists here, it orders
-        tasks only where there are several, and it needs large buffers only where some
-        buffer is large."""
+        tasks only where there are several, it needs large buffers only where some
+        buffer is large, and the problem's order overflowing only where it does."""
         return spec.policy in self.policies and (
             spec.sequence not in (OpOrder.INTERLEAVED, OpOrder.HUNGRY) or
-            len(set(self.inst.op_task)) > 1) and (not spec.large_only or self.any_large)
+            len(set(self.inst.op_task)) > 1) and (not spec.large_only or self.any_large) \
+            and (not spec.unserial_only or self.unserial())
 
     def make_pass(self, spec: PassSpec) -> SerialPass:
         """The pass ``spec`` describes, with guard (1) on, ready to run."""
@@ -239,7 +285,8 @@ class _Sequences:
                      self.policies[spec.policy], in_sequence=spec.in_sequence,
                      holders_first=spec.holders_first, split=spec.split,
                      hungry_first=spec.hungry_first, task_windows=spec.task_windows,
-                     hungry_unguarded=spec.hungry_unguarded)
+                     hungry_unguarded=spec.hungry_unguarded, safe=spec.safe,
+                     large_share=spec.large_share)
 
     def get(self, policy: ModePolicy, name: OpOrder) -> tuple[list[int], list[int]]:
         if (policy, name) not in self.cache:
@@ -248,6 +295,7 @@ class _Sequences:
                      problem_order(self.dag) if name is OpOrder.PROBLEM else
                      interleaved_order(self.inst, self.dag) if name is OpOrder.INTERLEAVED else
                      hungriest_first_order(self.inst, self.dag) if name is OpOrder.HUNGRY else
+                     frugal_order(self.inst, self.dag, tail) if name is OpOrder.FRUGAL else
                      depth_order(self.dag, tail))
             self.cache[(policy, name)] = (order, tail)
         return self.cache[(policy, name)]
@@ -308,7 +356,7 @@ def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
     for spec in _FALLBACK if best is None else ():
         order, tail = sequences.get(ModePolicy.ALL, spec.sequence)
         result = SerialPass(inst, dag, order, spec.window, spec.guarded, tail,
-                            two_ended=spec.two_ended).run()
+                            two_ended=spec.two_ended, safe=spec.safe).run()
         if isinstance(result, Solution):
             return result
         assert result is not None  # only a pass given limits gives up
