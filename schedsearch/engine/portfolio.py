@@ -36,12 +36,13 @@ from schedsearch.engine.orders import (
     serial_peaks,
     tails,
 )
+from schedsearch.engine.plain import plain_list_schedule
 from schedsearch.engine.serial import SerialPass, Stall
 from schedsearch.engine.solution import Solution
 from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["ModePolicy", "OpOrder", "PassSpec", "PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY",
-           "priced_modes", "list_schedule"]
+           "priced_modes", "plain_floor", "list_schedule"]
 
 
 class ModePolicy(enum.StrEnum):
@@ -302,21 +303,25 @@ class _Sequences:
 
 
 def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
-                   portfolio: Sequence[PassSpec], budget: TimeBudget | None
-                   ) -> tuple[Solution | None, Stall | None]:
-    """The shortest solution of the passes the budget allows, and the first stall. Passes
-    run to their end until one finishes (there must be an answer); each later one gets at
-    most :data:`PASS_SHARE` of the work and wall time left, so that one slow pass does
-    not take the time of the cheaper ones after it."""
+                   portfolio: Sequence[PassSpec], budget: TimeBudget | None,
+                   floor: Solution | None) -> tuple[Solution | None, Stall | None]:
+    """The shortest solution of the passes the budget allows, and the first stall. The
+    first pass that applies always runs to its end, and the later ones too until one
+    finishes while there is no answer at all (neither theirs nor ``floor``, the plain
+    list schedule); after that each gets at most :data:`PASS_SHARE` of the work and wall
+    time left, so that one slow pass does not take the time of the cheaper ones after
+    it."""
     best: Solution | None = None
     stall: Stall | None = None
+    first = True
     for spec in portfolio:
         if not sequences.applies(spec):
             continue
-        if best is not None and budget is not None and budget.exhausted():
+        answered = best is not None or floor is not None
+        if not first and answered and budget is not None and budget.exhausted():
             break
         run = sequences.make_pass(spec)
-        if budget is None or best is None:
+        if budget is None or first or not answered:
             result = run.run()
         else:
             share = budget.share(PASS_SHARE)
@@ -324,6 +329,7 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
                              deadline=share.deadline)
             share.exhausted()  # marks the cut when the deadline stopped the pass
             budget.absorb(share)
+        first = False
         if budget is not None:
             budget.charge(CHARGE_PER_TRY * run.tries)
         if result is None:  # cut at its share: the next pass may finish in what is left
@@ -335,13 +341,28 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
     return best, stall
 
 
+def plain_floor(inst: Instance, dag: Dag, budget: TimeBudget | None = None
+                ) -> Solution | None:
+    """The plain list schedule (:func:`~.plain.plain_list_schedule`), the answer a search
+    must never lose to, charged to ``budget``; None where it deadlocks or where ``dag``
+    has barriers between tasks (it knows none)."""
+    if dag.n_nodes > dag.n_ops:
+        return None
+    plain = plain_list_schedule(inst, dag)
+    if budget is not None:
+        budget.charge(CHARGE_PER_TRY * plain.tries)
+    return plain.solution
+
+
 def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
                   priced: list[list[int]] | None = None,
                   portfolio: Sequence[PassSpec] = PORTFOLIO) -> Solution | Stall:
-    """The shortest legal solution among the passes of ``portfolio`` the budget
-    allows, or of :data:`_FALLBACK` when all of them stall. The first pass always runs to its end;
-    later ones stop when the work left (:data:`CHARGE_PER_TRY` per start attempt) or the
-    deadline runs out, and are charged the attempts they made.
+    """The shortest legal solution among the plain list schedule (:func:`plain_floor`,
+    always run first, whatever the budget: so no search loses to it) and the passes of
+    ``portfolio`` the budget allows, or of :data:`_FALLBACK` when all of them stall. The
+    first pass always runs to its end; later ones stop when the work left
+    (:data:`CHARGE_PER_TRY` per start attempt) or the deadline runs out, and are charged
+    the attempts they made. On a tie a pass's schedule is kept, not the plain one.
 
     When even in-sequence issue of a depth-first order stalls, greedy placement has
     failed, not necessarily the problem (a first-fit address can block the exact packing
@@ -352,7 +373,10 @@ def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
     (a solve shares one energy LP between its bound and every portfolio).
     """
     sequences = _Sequences(inst, dag, priced)
-    best, stall = _run_portfolio(inst, dag, sequences, portfolio, budget)
+    floor = plain_floor(inst, dag, budget)
+    best, stall = _run_portfolio(inst, dag, sequences, portfolio, budget, floor)
+    if floor is not None and (best is None or floor.makespan(inst) < best.makespan(inst)):
+        return floor
     for spec in _FALLBACK if best is None else ():
         order, tail = sequences.get(ModePolicy.ALL, spec.sequence)
         result = SerialPass(inst, dag, order, spec.window, spec.guarded, tail,
