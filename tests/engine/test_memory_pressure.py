@@ -302,7 +302,8 @@ def test_the_tasks_one_after_another_are_legal_and_apart_in_dependency_order(
     assume(len(problem.tasks) > 1)
     inst = build_instance(problem, tgt)
 
-    def solve_task(sub: Problem, t: Target, seconds: float, reproducible: bool) -> Schedule:
+    def solve_task(sub: Problem, t: Target, seconds: float, wall: float,
+                   reproducible: bool) -> Schedule:
         return solve_report(sub, t, time_limit=seconds, workers=1).schedule
 
     found = kernels_in_sequence(inst, TimeBudget.start(2.0), solve_task)
