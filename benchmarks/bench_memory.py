@@ -181,7 +181,7 @@ def _row(row: dict[str, Any]) -> str:
     base = row["baseline"]
     base_text = f"{base / row['bound']:>8.3f}" if base is not None else f"{'deadlock':>8}"
     versus = f"{row['makespan'] / base:>7.3f}" if base is not None else f"{'-':>7}"
-    return (f"{row['problem']:10} {row['ops']:>6} {row['limit']:>5.0f} "
+    return (f"{row['problem']:10} {row['ops']:>6} {row['limit']:>5g} "
             f"{row['bound_without_memory']:>9} {row['memory_part']:>9} {row['bound']:>9} "
             f"{row['part']:>14} {base_text} {row['ratio']:>7.3f} {versus} "
             f"{row['solver']:>17} {row['wall_s']:>6.1f} {'yes' if row['legal'] else 'NO':>5} "
