@@ -16,16 +16,13 @@ that sequence serially. Only if that too stalls is the problem reported as not f
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
-from dataclasses import KW_ONLY, dataclass
 
 from schedsearch.engine.bounds.lower import EnergyRelaxation, energy_relaxation
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
 from schedsearch.engine.modes import mode_prices
 from schedsearch.engine.orders import (
-    LARGE_SHARE,
     breadth_order,
     depth_order,
     frugal_order,
@@ -36,77 +33,14 @@ from schedsearch.engine.orders import (
     serial_peaks,
     tails,
 )
+from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.plain import plain_list_schedule
 from schedsearch.engine.serial import SerialPass, Stall
 from schedsearch.engine.solution import Solution
 from schedsearch.engine.timebudget import TimeBudget
 
-__all__ = ["ModePolicy", "OpOrder", "PassSpec", "PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY",
-           "priced_modes", "plain_floor", "list_schedule"]
-
-
-class ModePolicy(enum.StrEnum):
-    """Which modes a pass lets each op take."""
-
-    #: any mode
-    ALL = "all"
-    #: the modes the energy LP prices cheapest (:func:`priced_modes`)
-    PRICED = "priced"
-    #: ops that access a large buffer only at their shortest modes
-    LARGE_FAST = "large_fast"
-
-
-class OpOrder(enum.StrEnum):
-    """The sequence a pass follows (:mod:`.orders`)."""
-
-    BREADTH = "breadth"  #: :func:`~.orders.breadth_order`
-    DEPTH = "depth"  #: :func:`~.orders.depth_order`
-    PROBLEM = "problem"  #: :func:`~.orders.problem_order`
-    INTERLEAVED = "interleaved"  #: :func:`~.orders.interleaved_order`
-    HUNGRY = "hungry"  #: :func:`~.orders.hungriest_first_order`
-    FRUGAL = "frugal"  #: :func:`~.orders.frugal_order`
-
-
-@dataclass(frozen=True, slots=True)
-class PassSpec:
-    """One pass of the portfolio: which modes (``all``, ``priced`` or ``large_fast``: ops
-    that access a large buffer only at their shortest modes), which sequence
-    (``breadth``, ``depth``, ``problem``, ``interleaved`` or ``hungry``:
-    :func:`breadth_order`, :func:`depth_order`, :func:`problem_order`,
-    :func:`interleaved_order`, :func:`hungriest_first_order`), how far ops
-    may run ahead of the oldest unstarted one (``window``), whether eligible ops are tried
-    in sequence order rather than longest tail first (``in_sequence``), and whether ops
-    that allocate nothing go first (``holders_first``: finish what already holds memory
-    before loading more)."""
-
-    policy: ModePolicy
-    sequence: OpOrder
-    window: int
-    _: KW_ONLY
-    in_sequence: bool = False
-    holders_first: bool = False
-    #: Large buffers (:data:`LARGE_SHARE`) at the highest address that fits, the others
-    #: at the lowest: the small ones' holes then do not split the space a large one
-    #: needs (tight wide pair, 161 ops: 1.38 -> 1.32 of the bound, no pass worse by more
-    #: than 0.3 % on the other tight problems).
-    split: bool = False
-    #: Eligible ops of the hungriest task (:func:`task_ranks`) before the others', each
-    #: group in sequence order: the long pole never waits for an op of a filler task.
-    hungry_first: bool = False
-    #: A window per task instead of one over the whole sequence (see :class:`SerialPass`).
-    task_windows: bool = False
-    #: Guard (1) keeps no room for the hungriest task's op at the head of the sequence.
-    hungry_unguarded: bool = False
-    #: Run only where some buffer is large (:data:`LARGE_SHARE`).
-    large_only: bool = False
-    #: The banker's rule (:class:`SerialPass`, ``safe``): no start ahead of the head that
-    #: the rest of the sequence, run one op at a time, could not fit beside.
-    safe: bool = False
-    #: What counts as large for ``split``: at least 1/``large_share`` of its memory.
-    large_share: int = LARGE_SHARE
-    #: Run only where the problem's own order, run one op at a time, overflows some
-    #: memory (:func:`~.orders.serial_peaks`): the passes that follow it cannot finish.
-    unserial_only: bool = False
+__all__ = ["PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY", "priced_modes", "plain_floor",
+           "list_schedule"]
 
 
 #: The portfolio, in the order tried. Every pass the budget allows runs and the shortest
@@ -182,31 +116,18 @@ PORTFOLIO = (
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 1024),
     PassSpec(ModePolicy.PRICED, OpOrder.DEPTH, 4096),
 )
-@dataclass(frozen=True, slots=True)
-class _FallbackPass:
-    """A pass tried only when every portfolio pass stalled: its sequence and window,
-    whether guard (1) is on, whether placement is two-ended, and whether the banker's
-    rule holds it (``safe``)."""
-
-    sequence: OpOrder
-    window: int
-    _: KW_ONLY
-    guarded: bool
-    two_ended: bool
-    safe: bool = False
-
-
 #: Tried only when every portfolio pass stalled, in turn. Two-ended placement puts buffers that
 #: outlive the op starting them at the top of memory and those that die with it at the bottom, so
 #: that short lives do not fragment the space long ones need. The frugal order issued in
 #: order under the banker's rule cannot stall for want of bytes wherever that order run one op at
 #: a time fits (only an address can fail); the depth-first one may hold more at once, but is
 #: tried too.
-_FALLBACK = (_FallbackPass(OpOrder.DEPTH, 16, guarded=True, two_ended=False),
-             _FallbackPass(OpOrder.FRUGAL, 0, guarded=False, two_ended=False, safe=True),
-             _FallbackPass(OpOrder.FRUGAL, 0, guarded=False, two_ended=True, safe=True),
-             _FallbackPass(OpOrder.DEPTH, 0, guarded=False, two_ended=False),
-             _FallbackPass(OpOrder.DEPTH, 0, guarded=False, two_ended=True))
+_FALLBACK = (PassSpec(ModePolicy.ALL, OpOrder.DEPTH, 16),
+             PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 0, guarded=False, safe=True),
+             PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 0, guarded=False, two_ended=True,
+                      safe=True),
+             PassSpec(ModePolicy.ALL, OpOrder.DEPTH, 0, guarded=False),
+             PassSpec(ModePolicy.ALL, OpOrder.DEPTH, 0, guarded=False, two_ended=True))
 #: The share of the work and wall time left that one pass after the first finished one
 #: may take, so that a slow pass does not take the time of the cheaper ones after it:
 #: the hungriest-first sequence pass takes 2.9 s at 2,000 ops and 9 s at 8,000 on the
@@ -280,14 +201,9 @@ class _Sequences:
             and (not spec.unserial_only or self.unserial())
 
     def make_pass(self, spec: PassSpec) -> SerialPass:
-        """The pass ``spec`` describes, with guard (1) on, ready to run."""
+        """The pass ``spec`` describes, ready to run."""
         order, tail = self.get(spec.policy, spec.sequence)
-        return SerialPass(self.inst, self.dag, order, spec.window, True, tail,
-                     self.policies[spec.policy], in_sequence=spec.in_sequence,
-                     holders_first=spec.holders_first, split=spec.split,
-                     hungry_first=spec.hungry_first, task_windows=spec.task_windows,
-                     hungry_unguarded=spec.hungry_unguarded, safe=spec.safe,
-                     large_share=spec.large_share)
+        return SerialPass(self.inst, self.dag, order, tail, spec, self.policies[spec.policy])
 
     def get(self, policy: ModePolicy, name: OpOrder) -> tuple[list[int], list[int]]:
         if (policy, name) not in self.cache:
@@ -378,9 +294,7 @@ def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
     if floor is not None and (best is None or floor.makespan(inst) < best.makespan(inst)):
         return floor
     for spec in _FALLBACK if best is None else ():
-        order, tail = sequences.get(ModePolicy.ALL, spec.sequence)
-        result = SerialPass(inst, dag, order, spec.window, spec.guarded, tail,
-                            two_ended=spec.two_ended, safe=spec.safe).run()
+        result = sequences.make_pass(spec).run()
         if isinstance(result, Solution):
             return result
         assert result is not None  # only a pass given limits gives up

@@ -43,7 +43,8 @@ import numpy as np
 
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
-from schedsearch.engine.orders import LARGE_SHARE, large_buffers, serial_peaks, task_ranks
+from schedsearch.engine.orders import large_buffers, serial_peaks, task_ranks
+from schedsearch.engine.passes import PassSpec
 from schedsearch.engine.placement.greedy import lowest_fit
 from schedsearch.engine.solution import Solution
 
@@ -169,18 +170,17 @@ class _SerialReserve:
 class SerialPass:
     """One run of the schedule generation scheme for a given sequence and window."""
 
-    def __init__(self, inst: Instance, dag: Dag, order: Sequence[int], window: int,
-                 reserve: bool, tail: Sequence[int],
-                 allowed: Sequence[Sequence[int]] | None = None,
-                 two_ended: bool = False, in_sequence: bool = False,
-                 holders_first: bool = False, split: bool = False,
-                 hungry_first: bool = False, task_windows: bool = False,
-                 hungry_unguarded: bool = False, safe: bool = False,
-                 large_share: int = LARGE_SHARE) -> None:
+    def __init__(self, inst: Instance, dag: Dag, order: Sequence[int], tail: Sequence[int],
+                 spec: PassSpec, allowed: Sequence[Sequence[int]] | None = None) -> None:
+        """The pass ``spec`` describes over ``order`` (its sequence) ranked by ``tail``
+        (:func:`~.orders.tails`), each op among its ``allowed`` modes (default: all)."""
         self.inst, self.dag, self.order = inst, dag, order
-        self.window, self.reserve, self.two_ended = window, reserve, two_ended
-        self.large = large_buffers(inst, large_share) if split else [False] * inst.n_buffers
-        self.holders_first = holders_first
+        window, task_windows = spec.window, spec.task_windows
+        hungry_first, hungry_unguarded = spec.hungry_first, spec.hungry_unguarded
+        self.window, self.reserve, self.two_ended = window, spec.guarded, spec.two_ended
+        self.large = (large_buffers(inst, spec.large_share) if spec.split
+                      else [False] * inst.n_buffers)
+        self.holders_first = spec.holders_first
         n = inst.n_ops
         self.pos = [0] * n
         for k, op in enumerate(order):
@@ -201,7 +201,7 @@ class SerialPass:
         #: Per op, whether guard (1) keeps no room for it when it heads the sequence.
         self.unguarded = [hungry_unguarded and rank[inst.op_task[i]] == 0 for i in range(n)]
         self.key = [(min(rank[inst.op_task[i]], 1) if hungry_first else
-                     0 if in_sequence else -tail[i], self.pos[i]) for i in range(n)]
+                     0 if spec.in_sequence else -tail[i], self.pos[i]) for i in range(n)]
         self.consumers = [sorted(ops, key=self.pos.__getitem__) for ops in inst.buffer_ops]
         self.modes = [sorted(allowed[i] if allowed else range(len(inst.modes[i])),
                              key=lambda k, i=i: (inst.modes[i][k].duration, k))
@@ -244,7 +244,7 @@ class SerialPass:
         self.no_mode: set[tuple[Any, ...]] = set()
         self.no_room: set[tuple[Any, ...]] = set()
         #: The banker's rule, where the sequence run one op at a time fits at all.
-        self.serial_reserve = _SerialReserve(inst, self.pos) if safe and all(
+        self.serial_reserve = _SerialReserve(inst, self.pos) if spec.safe and all(
             peak <= inst.target.memories[m].capacity_bytes
             for m, peak in serial_peaks(inst, order).items()) else None
 

@@ -20,6 +20,7 @@ from models.workload import tile, workload_from_dict
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.orders import frugal_order, problem_order, serial_peaks, tails
+from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.portfolio import list_schedule
 from schedsearch.engine.search import solve_report
 from schedsearch.engine.serial import SerialPass, Stall
@@ -104,7 +105,8 @@ def test_a_safe_pass_stalls_only_for_an_address_never_for_bytes(
     order = frugal_order(inst, dag, tail)
     assert serial_peaks(inst, order)["M"] <= target.memories["M"].capacity_bytes
     for window in (0, 3, 64):
-        run = SerialPass(inst, dag, order, window, True, tail, safe=True)
+        run = SerialPass(inst, dag, order, tail,
+                         PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, window, safe=True))
         result = run.run()
         if isinstance(result, Solution):
             assert verify(to_schedule(inst, result, {})) == []
