@@ -24,6 +24,12 @@ runs in its own process. Figures, not pass/fail; timings on a shared machine are
     python -m benchmarks.bench_memory --reproducible     # deterministic work budgets
     python -m benchmarks.bench_memory --json figures.json
     python -m benchmarks.bench_memory --bounds-only       # the bound's parts, no search
+    python -m benchmarks.bench_memory --versus-list --quick   # search / plain list at 0.5..10 s
+
+``--versus-list`` (limits 0.5, 1, 2, 5 and 10 s unless ``--limits`` says otherwise) ends
+with one table: per problem and size, the search's makespan over the plain list
+schedule's at each limit, and whether it was ever longer (it must not be: the search
+runs the plain list schedule first and keeps it, issue 31).
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ from models.workload import Workload, load_workload, scaled, tile, workload_from
 
 __all__ = ["TIGHT_VTCM", "PROBLEMS", "tight_target", "tight_problem", "main"]
 
+#: The limits ``--versus-list`` compares at (issue 31: a short limit must never lose to
+#: the plain list schedule).
+VERSUS_LIMITS = (0.5, 1.0, 2.0, 5.0, 10.0)
 #: The VTCM capacity of the tight-memory problems (issue 14): 192 KiB.
 TIGHT_VTCM = 192 * 1024
 #: The parts of :func:`schedsearch.engine.bounds.lower.lower_bound` that know memory
@@ -172,7 +181,7 @@ def _row(row: dict[str, Any]) -> str:
     base = row["baseline"]
     base_text = f"{base / row['bound']:>8.3f}" if base is not None else f"{'deadlock':>8}"
     versus = f"{row['makespan'] / base:>7.3f}" if base is not None else f"{'-':>7}"
-    return (f"{row['problem']:10} {row['ops']:>6} {row['limit']:>5.0f} "
+    return (f"{row['problem']:10} {row['ops']:>6} {row['limit']:>5g} "
             f"{row['bound_without_memory']:>9} {row['memory_part']:>9} {row['bound']:>9} "
             f"{row['part']:>14} {base_text} {row['ratio']:>7.3f} {versus} "
             f"{row['solver']:>17} {row['wall_s']:>6.1f} {'yes' if row['legal'] else 'NO':>5} "
@@ -195,12 +204,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="also write every row's figures to PATH")
     parser.add_argument("--bounds-only", action="store_true",
                         help="print the lower bound's parts and their time, no search")
+    parser.add_argument("--versus-list", action="store_true",
+                        help="end with the search / plain list schedule at each limit "
+                             "(default limits 0.5 1 2 5 10)")
     args = parser.parse_args(argv)
     sizes = args.sizes or ((150, 600) if args.quick else (150, 600, 2000, 8000))
     if args.bounds_only:
         write_figures(args.json, {"bounds": _bounds(args.problems or tuple(PROBLEMS), sizes)})
         return 0
-    limits = args.limits or ((10.0,) if args.quick else (10.0, 60.0))
+    limits = args.limits or (VERSUS_LIMITS if args.versus_list else
+                             (10.0,) if args.quick else (10.0, 60.0))
     print(f"{'problem':10} {'ops':>6} {'limit':>5} {'LB-mem':>9} {'mem part':>9} "
           f"{'LB':>9} {'LB part':>14} {'list/LB':>8} {'mk/LB':>7} {'mk/list':>7} "
           f"{'solver':>17} {'wall':>6} {'legal':>5} {'pjs/LB':>7}")
@@ -218,8 +231,32 @@ def main(argv: Sequence[str] | None = None) -> int:
                 process.join()
                 rows.append(row)
                 print(_row(row), flush=True)
+    if args.versus_list:
+        _versus_list(rows, limits)
     write_figures(args.json, {"rows": rows})
     return 0 if all(row["legal"] for row in rows) else 1
+
+
+def _versus_list(rows: Sequence[dict[str, Any]], limits: Sequence[float]) -> None:
+    """Per problem and size, the search's makespan over the plain list schedule's at each
+    limit (``-`` where the list schedule deadlocks), and the cells where it is longer."""
+    print(f"\nsearch / plain list schedule\n{'problem':10} {'ops':>6} "
+          + " ".join(f"{f'{limit:g} s':>7}" for limit in limits))
+    worse = []
+    for key in dict.fromkeys((row["problem"], row["ops"]) for row in rows):
+        cells = {row["limit"]: row for row in rows if (row["problem"], row["ops"]) == key}
+        texts = []
+        for limit in limits:
+            row = cells.get(limit)
+            if row is None or row["baseline"] is None:
+                texts.append(f"{'-':>7}")
+                continue
+            texts.append(f"{row['makespan'] / row['baseline']:>7.3f}")
+            if row["makespan"] > row["baseline"]:
+                worse.append(f"{key[0]} {key[1]} ops at {limit:g} s")
+        print(f"{key[0]:10} {key[1]:>6} " + " ".join(texts))
+    print("never worse than the plain list schedule" if not worse else
+          "WORSE than the plain list schedule: " + ", ".join(worse))
 
 
 if __name__ == "__main__":

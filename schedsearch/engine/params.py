@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from schedsearch.engine.portfolio import PORTFOLIO, PassSpec
+from schedsearch.engine.passes import PassSpec
+from schedsearch.engine.portfolio import PORTFOLIO
 
 __all__ = ["SearchParams", "DEFAULT"]
 

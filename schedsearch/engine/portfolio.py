@@ -16,9 +16,7 @@ that sequence serially. Only if that too stalls is the problem reported as not f
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
-from dataclasses import KW_ONLY, dataclass
 
 from schedsearch.engine.bounds.lower import EnergyRelaxation, energy_relaxation
 from schedsearch.engine.hazards import Dag
@@ -27,73 +25,22 @@ from schedsearch.engine.modes import mode_prices
 from schedsearch.engine.orders import (
     breadth_order,
     depth_order,
+    frugal_order,
     hungriest_first_order,
     interleaved_order,
     large_buffers,
     problem_order,
+    serial_peaks,
     tails,
 )
+from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
+from schedsearch.engine.plain import plain_list_schedule
 from schedsearch.engine.serial import SerialPass, Stall
 from schedsearch.engine.solution import Solution
 from schedsearch.engine.timebudget import TimeBudget
 
-__all__ = ["ModePolicy", "OpOrder", "PassSpec", "PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY",
-           "priced_modes", "list_schedule"]
-
-
-class ModePolicy(enum.StrEnum):
-    """Which modes a pass lets each op take."""
-
-    #: any mode
-    ALL = "all"
-    #: the modes the energy LP prices cheapest (:func:`priced_modes`)
-    PRICED = "priced"
-    #: ops that access a large buffer only at their shortest modes
-    LARGE_FAST = "large_fast"
-
-
-class OpOrder(enum.StrEnum):
-    """The sequence a pass follows (:mod:`.orders`)."""
-
-    BREADTH = "breadth"  #: :func:`~.orders.breadth_order`
-    DEPTH = "depth"  #: :func:`~.orders.depth_order`
-    PROBLEM = "problem"  #: :func:`~.orders.problem_order`
-    INTERLEAVED = "interleaved"  #: :func:`~.orders.interleaved_order`
-    HUNGRY = "hungry"  #: :func:`~.orders.hungriest_first_order`
-
-
-@dataclass(frozen=True, slots=True)
-class PassSpec:
-    """One pass of the portfolio: which modes (``all``, ``priced`` or ``large_fast``: ops
-    that access a large buffer only at their shortest modes), which sequence
-    (``breadth``, ``depth``, ``problem``, ``interleaved`` or ``hungry``:
-    :func:`breadth_order`, :func:`depth_order`, :func:`problem_order`,
-    :func:`interleaved_order`, :func:`hungriest_first_order`), how far ops
-    may run ahead of the oldest unstarted one (``window``), whether eligible ops are tried
-    in sequence order rather than longest tail first (``in_sequence``), and whether ops
-    that allocate nothing go first (``holders_first``: finish what already holds memory
-    before loading more)."""
-
-    policy: ModePolicy
-    sequence: OpOrder
-    window: int
-    _: KW_ONLY
-    in_sequence: bool = False
-    holders_first: bool = False
-    #: Large buffers (:data:`LARGE_SHARE`) at the highest address that fits, the others
-    #: at the lowest: the small ones' holes then do not split the space a large one
-    #: needs (tight wide pair, 161 ops: 1.38 -> 1.32 of the bound, no pass worse by more
-    #: than 0.3 % on the other tight problems).
-    split: bool = False
-    #: Eligible ops of the hungriest task (:func:`task_ranks`) before the others', each
-    #: group in sequence order: the long pole never waits for an op of a filler task.
-    hungry_first: bool = False
-    #: A window per task instead of one over the whole sequence (see :class:`SerialPass`).
-    task_windows: bool = False
-    #: Guard (1) keeps no room for the hungriest task's op at the head of the sequence.
-    hungry_unguarded: bool = False
-    #: Run only where some buffer is large (:data:`LARGE_SHARE`).
-    large_only: bool = False
+__all__ = ["PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY", "priced_modes", "plain_floor",
+           "list_schedule"]
 
 
 #: The portfolio, in the order tried. Every pass the budget allows runs and the shortest
@@ -125,7 +72,24 @@ class PassSpec:
 #: others, depending on how the rows fall against the blocks, so no variant wins
 #: everywhere). The Ascend pair keeps its figures (1.118 at 7,972 ops, 10 s), and the
 #: tight chain gains (1.146 -> 1.06 at 7,806 ops).
+#: Where the problem's own order cannot run one op at a time (Mistral-7B's prefill: the
+#: operator library emits all 28 K-steps' operand loads of the down projection before its
+#: first multiply, 11.1 MB in 8 MiB of VTCM), every pass above stalled on VTCM: the ready
+#: weight loads of later GEMMs filled memory that an op of 5.25 MB (three 1.75 MB blocks
+#: of the gate-times-up product) needed. The frugal order (loads right before their
+#: first use, 5.25 MB run one op at a time) with the banker's rule leads there: a window
+#: of 4 and of 16 with the blocks of at least 1/8 of VTCM at its top (1.05-1.08 of the
+#: bound from the list scheduler on the 7 Mistral prefill graphs of the ONNX corpus; without
+#: the split both stall, the 1.75 MB blocks' room cut up by 256 KB weight tiles), then
+#: in-order issue (window 0: 1.24-1.29), which the banker's rule keeps from stalling for
+#: want of bytes.
 PORTFOLIO = (
+    PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 4, in_sequence=True, safe=True, split=True,
+             large_share=8, unserial_only=True),
+    PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 16, in_sequence=True, safe=True, split=True,
+             large_share=8, unserial_only=True),
+    PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 0, in_sequence=True, safe=True,
+             unserial_only=True),
     PassSpec(ModePolicy.ALL, OpOrder.HUNGRY, 4,
              in_sequence=True, split=True, task_windows=True, hungry_unguarded=True,
              large_only=True),
@@ -152,24 +116,18 @@ PORTFOLIO = (
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 1024),
     PassSpec(ModePolicy.PRICED, OpOrder.DEPTH, 4096),
 )
-@dataclass(frozen=True, slots=True)
-class _FallbackPass:
-    """A pass tried only when every portfolio pass stalled: its sequence and window,
-    whether guard (1) is on, and whether placement is two-ended."""
-
-    sequence: OpOrder
-    window: int
-    _: KW_ONLY
-    guarded: bool
-    two_ended: bool
-
-
 #: Tried only when every portfolio pass stalled, in turn. Two-ended placement puts buffers that
 #: outlive the op starting them at the top of memory and those that die with it at the bottom, so
-#: that short lives do not fragment the space long ones need.
-_FALLBACK = (_FallbackPass(OpOrder.DEPTH, 16, guarded=True, two_ended=False),
-             _FallbackPass(OpOrder.DEPTH, 0, guarded=False, two_ended=False),
-             _FallbackPass(OpOrder.DEPTH, 0, guarded=False, two_ended=True))
+#: that short lives do not fragment the space long ones need. The frugal order issued in
+#: order under the banker's rule cannot stall for want of bytes wherever that order run one op at
+#: a time fits (only an address can fail); the depth-first one may hold more at once, but is
+#: tried too.
+_FALLBACK = (PassSpec(ModePolicy.ALL, OpOrder.DEPTH, 16),
+             PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 0, guarded=False, safe=True),
+             PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 0, guarded=False, two_ended=True,
+                      safe=True),
+             PassSpec(ModePolicy.ALL, OpOrder.DEPTH, 0, guarded=False),
+             PassSpec(ModePolicy.ALL, OpOrder.DEPTH, 0, guarded=False, two_ended=True))
 #: The share of the work and wall time left that one pass after the first finished one
 #: may take, so that a slow pass does not take the time of the cheaper ones after it:
 #: the hungriest-first sequence pass takes 2.9 s at 2,000 ops and 9 s at 8,000 on the
@@ -223,23 +181,29 @@ class _Sequences:
         if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(fast)):
             self.policies[ModePolicy.LARGE_FAST] = fast
         self.cache: dict[tuple[ModePolicy, OpOrder], tuple[list[int], list[int]]] = {}
+        self._unserial: bool | None = None
+
+    def unserial(self) -> bool:
+        """Whether the problem's own order, run one op at a time, overflows some memory."""
+        if self._unserial is None:
+            order, _ = self.get(ModePolicy.ALL, OpOrder.PROBLEM)
+            self._unserial = any(peak > self.inst.target.memories[m].capacity_bytes
+                                 for m, peak in serial_peaks(self.inst, order).items())
+        return self._unserial
 
     def applies(self, spec: PassSpec) -> bool:
         """Whether ``spec`` runs on this problem: its mode policy exists here, it orders
-        tasks only where there are several, and it needs large buffers only where some
-        buffer is large."""
+        tasks only where there are several, it needs large buffers only where some
+        buffer is large, and the problem's order overflowing only where it does."""
         return spec.policy in self.policies and (
             spec.sequence not in (OpOrder.INTERLEAVED, OpOrder.HUNGRY) or
-            len(set(self.inst.op_task)) > 1) and (not spec.large_only or self.any_large)
+            len(set(self.inst.op_task)) > 1) and (not spec.large_only or self.any_large) \
+            and (not spec.unserial_only or self.unserial())
 
     def make_pass(self, spec: PassSpec) -> SerialPass:
-        """The pass ``spec`` describes, with guard (1) on, ready to run."""
+        """The pass ``spec`` describes, ready to run."""
         order, tail = self.get(spec.policy, spec.sequence)
-        return SerialPass(self.inst, self.dag, order, spec.window, True, tail,
-                     self.policies[spec.policy], in_sequence=spec.in_sequence,
-                     holders_first=spec.holders_first, split=spec.split,
-                     hungry_first=spec.hungry_first, task_windows=spec.task_windows,
-                     hungry_unguarded=spec.hungry_unguarded)
+        return SerialPass(self.inst, self.dag, order, tail, spec, self.policies[spec.policy])
 
     def get(self, policy: ModePolicy, name: OpOrder) -> tuple[list[int], list[int]]:
         if (policy, name) not in self.cache:
@@ -248,27 +212,32 @@ class _Sequences:
                      problem_order(self.dag) if name is OpOrder.PROBLEM else
                      interleaved_order(self.inst, self.dag) if name is OpOrder.INTERLEAVED else
                      hungriest_first_order(self.inst, self.dag) if name is OpOrder.HUNGRY else
+                     frugal_order(self.inst, self.dag, tail) if name is OpOrder.FRUGAL else
                      depth_order(self.dag, tail))
             self.cache[(policy, name)] = (order, tail)
         return self.cache[(policy, name)]
 
 
 def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
-                   portfolio: Sequence[PassSpec], budget: TimeBudget | None
-                   ) -> tuple[Solution | None, Stall | None]:
-    """The shortest solution of the passes the budget allows, and the first stall. Passes
-    run to their end until one finishes (there must be an answer); each later one gets at
-    most :data:`PASS_SHARE` of the work and wall time left, so that one slow pass does
-    not take the time of the cheaper ones after it."""
+                   portfolio: Sequence[PassSpec], budget: TimeBudget | None,
+                   floor: Solution | None) -> tuple[Solution | None, Stall | None]:
+    """The shortest solution of the passes the budget allows, and the first stall. The
+    first pass that applies always runs to its end, and the later ones too until one
+    finishes while there is no answer at all (neither theirs nor ``floor``, the plain
+    list schedule); after that each gets at most :data:`PASS_SHARE` of the work and wall
+    time left, so that one slow pass does not take the time of the cheaper ones after
+    it."""
     best: Solution | None = None
     stall: Stall | None = None
+    first = True
     for spec in portfolio:
         if not sequences.applies(spec):
             continue
-        if best is not None and budget is not None and budget.exhausted():
+        answered = best is not None or floor is not None
+        if not first and answered and budget is not None and budget.exhausted():
             break
         run = sequences.make_pass(spec)
-        if budget is None or best is None:
+        if budget is None or first or not answered:
             result = run.run()
         else:
             share = budget.share(PASS_SHARE)
@@ -276,6 +245,7 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
                              deadline=share.deadline)
             share.exhausted()  # marks the cut when the deadline stopped the pass
             budget.absorb(share)
+        first = False
         if budget is not None:
             budget.charge(CHARGE_PER_TRY * run.tries)
         if result is None:  # cut at its share: the next pass may finish in what is left
@@ -287,13 +257,28 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
     return best, stall
 
 
+def plain_floor(inst: Instance, dag: Dag, budget: TimeBudget | None = None
+                ) -> Solution | None:
+    """The plain list schedule (:func:`~.plain.plain_list_schedule`), the answer a search
+    must never lose to, charged to ``budget``; None where it deadlocks or where ``dag``
+    has barriers between tasks (it knows none)."""
+    if dag.n_nodes > dag.n_ops:
+        return None
+    plain = plain_list_schedule(inst, dag)
+    if budget is not None:
+        budget.charge(CHARGE_PER_TRY * plain.tries)
+    return plain.solution
+
+
 def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
                   priced: list[list[int]] | None = None,
                   portfolio: Sequence[PassSpec] = PORTFOLIO) -> Solution | Stall:
-    """The shortest legal solution among the passes of ``portfolio`` the budget
-    allows, or of :data:`_FALLBACK` when all of them stall. The first pass always runs to its end;
-    later ones stop when the work left (:data:`CHARGE_PER_TRY` per start attempt) or the
-    deadline runs out, and are charged the attempts they made.
+    """The shortest legal solution among the plain list schedule (:func:`plain_floor`,
+    always run first, whatever the budget: so no search loses to it) and the passes of
+    ``portfolio`` the budget allows, or of :data:`_FALLBACK` when all of them stall. The
+    first pass always runs to its end; later ones stop when the work left
+    (:data:`CHARGE_PER_TRY` per start attempt) or the deadline runs out, and are charged
+    the attempts they made. On a tie a pass's schedule is kept, not the plain one.
 
     When even in-sequence issue of a depth-first order stalls, greedy placement has
     failed, not necessarily the problem (a first-fit address can block the exact packing
@@ -304,11 +289,12 @@ def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
     (a solve shares one energy LP between its bound and every portfolio).
     """
     sequences = _Sequences(inst, dag, priced)
-    best, stall = _run_portfolio(inst, dag, sequences, portfolio, budget)
+    floor = plain_floor(inst, dag, budget)
+    best, stall = _run_portfolio(inst, dag, sequences, portfolio, budget, floor)
+    if floor is not None and (best is None or floor.makespan(inst) < best.makespan(inst)):
+        return floor
     for spec in _FALLBACK if best is None else ():
-        order, tail = sequences.get(ModePolicy.ALL, spec.sequence)
-        result = SerialPass(inst, dag, order, spec.window, spec.guarded, tail,
-                            two_ended=spec.two_ended).run()
+        result = sequences.make_pass(spec).run()
         if isinstance(result, Solution):
             return result
         assert result is not None  # only a pass given limits gives up

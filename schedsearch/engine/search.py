@@ -146,9 +146,11 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
     ``validated`` says the caller already checked ``problem`` against ``target``
     (:func:`models.workload.load_problem_input` does): the check is then not repeated.
     The energy LP is solved once, for the bound and for the list scheduler's prices.
-    ``wall_limit`` (default ``time_limit``) is the hard wall-clock limit: a caller that
-    wants a reproducible search to stay reproducible on a loaded machine gives it more
-    wall time than work (the tuner does). ``params`` holds every share and pass of the
+    ``wall_limit`` is the hard wall-clock limit: by default ``time_limit`` when the
+    search uses the time, and only a far safety net when it is ``reproducible``
+    (:data:`~schedsearch.engine.timebudget.WALL_SLACK` times the limit, plus
+    :data:`~schedsearch.engine.timebudget.WALL_GRACE`), so that the work budget, which
+    repeats, ends it on a loaded machine too. ``params`` holds every share and pass of the
     search (:mod:`schedsearch.engine.params`).
     """
     if secondary is not None and secondary not in SECONDARIES:
@@ -291,11 +293,11 @@ def _task_solver(seed: int, workers: int, placement: bool, params: SearchParams
                  ) -> TaskSolver:
     """The search on one task alone, with the solve's seed, workers, placement and
     parameters."""
-    def solve_task(problem: Problem, target: Target, seconds: float,
+    def solve_task(problem: Problem, target: Target, seconds: float, wall: float,
                    reproducible: bool) -> Schedule:
         return solve_report(problem, target, time_limit=seconds, seed=seed, workers=workers,
                             placement=placement, reproducible=reproducible,
-                            validated=True, params=params).schedule
+                            validated=True, wall_limit=wall, params=params).schedule
     return solve_task
 
 

@@ -42,8 +42,10 @@ __all__ = ["Kernel", "KernelSolver", "in_sequence", "kernels_in_sequence", "Task
 #: solved sooner hands what it did not use to the next.
 MIN_TASK_SECONDS = 0.2
 
-#: ``(problem, target, seconds, reproducible) -> schedule``: the search run on one task.
-TaskSolver = Callable[[Problem, Target, float, bool], Schedule]
+#: ``(problem, target, seconds, wall, reproducible) -> schedule``: the search run on one
+#: task, with ``seconds`` of work (or wall time, when not ``reproducible``) and ``wall``
+#: seconds of wall time at most.
+TaskSolver = Callable[[Problem, Target, float, float, bool], Schedule]
 #: ``(kernel's problem, kernels still to come after it) -> schedule``, or None to give up.
 KernelSolver = Callable[[Problem, int], Schedule | None]
 
@@ -112,8 +114,12 @@ def kernels_in_sequence(inst: Instance, budget: TimeBudget, solve_task: TaskSolv
         left = budget.left if budget.reproducible else budget.wall_left()
         kept = MIN_TASK_SECONDS * after  # for the tasks after this one
         seconds = min(left, max(min(left * share, left - kept), MIN_TASK_SECONDS))
+        # reproducible: the task stops by its work, with what is left of this budget's
+        # wall-clock net as its own (the nominal seconds as a deadline cut it on a
+        # loaded machine, where the same work took longer)
+        wall = budget.wall_left() if budget.reproducible else seconds
         try:
-            schedule = solve_task(sub, inst.target, seconds, budget.reproducible)
+            schedule = solve_task(sub, inst.target, seconds, wall, budget.reproducible)
         except (InputError, interrupt.Interrupted):  # NoSchedule is an InputError
             return None  # an optional candidate: the caller keeps what it has
         budget.charge(seconds if budget.reproducible else 0.0)

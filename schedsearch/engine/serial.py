@@ -15,6 +15,17 @@ buffers alive now. An allocated buffer keeps its address until
 its last accessor ends; since no op starts earlier than the current time, checking the
 current occupancy is enough for the op's whole window.
 
+A *safe* pass (``safe=True``) never deadlocks for want of bytes when its sequence, run
+one op at a time, fits every memory (:func:`~.orders.serial_peaks`): the banker's rule.
+It keeps, per memory and per sequence position ``k`` not yet started, the bytes the rest
+of the sequence would hold at ``k`` if from now on the ops ran one at a time in sequence
+order (every buffer already allocated until its last unstarted accessor, every other
+one from its first to its last unstarted accessor), and starts an op ahead of the
+head only if that stays within capacity everywhere. Starting the head, or an op that
+allocates nothing, never raises it. So when nothing runs and nothing else starts, the
+bytes held are exactly those the serial run holds at the head, and the head fits
+beside them (only its address can still fail, where free bytes are not in one piece).
+
 The passes a search runs, and their order, are :mod:`.portfolio`'s.
 """
 
@@ -28,9 +39,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
-from schedsearch.engine.orders import large_buffers, task_ranks
+from schedsearch.engine.orders import large_buffers, serial_peaks, task_ranks
+from schedsearch.engine.passes import PassSpec
 from schedsearch.engine.placement.greedy import lowest_fit
 from schedsearch.engine.solution import Solution
 
@@ -87,20 +101,86 @@ class _Memory:
         self.used -= size
 
 
+class _SerialReserve:
+    """The banker's rule of a safe pass (see the module docstring): per memory, for each
+    sequence position, the bytes the sequence run one op at a time from now would hold
+    there. Each buffer counts over one range of positions, which only shrinks (its
+    accessors start) or grows leftward (it is allocated ahead of its first turn)."""
+
+    def __init__(self, inst: Instance, pos: Sequence[int]) -> None:
+        self.inst = inst
+        n = inst.n_ops
+        self.capacity = {m: spec.capacity_bytes for m, spec in inst.target.memories.items()}
+        self.held = {m: np.zeros(n + 1, dtype=np.int64) for m in inst.target.memories}
+        #: Per buffer, its accessors' sequence positions, sorted, and how many of the
+        #: first and last of them have started.
+        self.turns = [sorted(pos[i] for i in ops) for ops in inst.buffer_ops]
+        self.lo = [0] * inst.n_buffers
+        self.hi = [len(t) for t in self.turns]
+        self.span: list[tuple[int, int] | None] = [None] * inst.n_buffers
+        for b, turns in enumerate(self.turns):
+            if turns:
+                self._set(b, (turns[0], turns[-1]))
+
+    def _set(self, b: int, span: tuple[int, int] | None) -> None:
+        held, size = self.held[self.inst.buffer_memory[b]], self.inst.buffer_size[b]
+        if self.span[b] is not None:
+            lo, hi = self.span[b]
+            held[lo:hi + 1] -= size
+        if span is not None:
+            held[span[0]:span[1] + 1] += size
+        self.span[b] = span
+
+    def _span_after(self, b: int, started: Sequence[bool], order: Sequence[int],
+                    allocated: bool) -> tuple[int, int] | None:
+        turns = self.turns[b]
+        while self.lo[b] < self.hi[b] and started[order[turns[self.lo[b]]]]:
+            self.lo[b] += 1
+        while self.hi[b] > self.lo[b] and started[order[turns[self.hi[b] - 1]]]:
+            self.hi[b] -= 1
+        if self.lo[b] == self.hi[b]:
+            return None
+        return (0 if allocated else turns[self.lo[b]], turns[self.hi[b] - 1])
+
+    def fits(self, op: int, placed: Sequence[int], started: list[bool],
+             order: Sequence[int], head: int) -> bool:
+        """Whether allocating ``placed`` (buffers of ``op``) and starting ``op`` keeps the
+        serial run from ``head`` within capacity (nothing is changed)."""
+        started[op] = True
+        try:
+            before = [(b, self.span[b], self.lo[b], self.hi[b]) for b in placed]
+            for b in placed:
+                self._set(b, self._span_after(b, started, order, True))
+            fits = all(int(held[head:].max(initial=0)) <= self.capacity[m]
+                       for m, held in self.held.items())
+            for b, span, lo, hi in reversed(before):
+                self._set(b, span)
+                self.lo[b], self.hi[b] = lo, hi
+            return fits
+        finally:
+            started[op] = False
+
+    def commit(self, op: int, started: Sequence[bool], order: Sequence[int],
+               allocated: Sequence[bool]) -> None:
+        """``op`` started (after its buffers were allocated)."""
+        for b in self.inst.op_buffers[op]:
+            self._set(b, self._span_after(b, started, order, allocated[b]))
+
+
 class SerialPass:
     """One run of the schedule generation scheme for a given sequence and window."""
 
-    def __init__(self, inst: Instance, dag: Dag, order: Sequence[int], window: int,
-                 reserve: bool, tail: Sequence[int],
-                 allowed: Sequence[Sequence[int]] | None = None,
-                 two_ended: bool = False, in_sequence: bool = False,
-                 holders_first: bool = False, split: bool = False,
-                 hungry_first: bool = False, task_windows: bool = False,
-                 hungry_unguarded: bool = False) -> None:
+    def __init__(self, inst: Instance, dag: Dag, order: Sequence[int], tail: Sequence[int],
+                 spec: PassSpec, allowed: Sequence[Sequence[int]] | None = None) -> None:
+        """The pass ``spec`` describes over ``order`` (its sequence) ranked by ``tail``
+        (:func:`~.orders.tails`), each op among its ``allowed`` modes (default: all)."""
         self.inst, self.dag, self.order = inst, dag, order
-        self.window, self.reserve, self.two_ended = window, reserve, two_ended
-        self.large = large_buffers(inst) if split else [False] * inst.n_buffers
-        self.holders_first = holders_first
+        window, task_windows = spec.window, spec.task_windows
+        hungry_first, hungry_unguarded = spec.hungry_first, spec.hungry_unguarded
+        self.window, self.reserve, self.two_ended = window, spec.guarded, spec.two_ended
+        self.large = (large_buffers(inst, spec.large_share) if spec.split
+                      else [False] * inst.n_buffers)
+        self.holders_first = spec.holders_first
         n = inst.n_ops
         self.pos = [0] * n
         for k, op in enumerate(order):
@@ -121,7 +201,7 @@ class SerialPass:
         #: Per op, whether guard (1) keeps no room for it when it heads the sequence.
         self.unguarded = [hungry_unguarded and rank[inst.op_task[i]] == 0 for i in range(n)]
         self.key = [(min(rank[inst.op_task[i]], 1) if hungry_first else
-                     0 if in_sequence else -tail[i], self.pos[i]) for i in range(n)]
+                     0 if spec.in_sequence else -tail[i], self.pos[i]) for i in range(n)]
         self.consumers = [sorted(ops, key=self.pos.__getitem__) for ops in inst.buffer_ops]
         self.modes = [sorted(allowed[i] if allowed else range(len(inst.modes[i])),
                              key=lambda k, i=i: (inst.modes[i][k].duration, k))
@@ -163,6 +243,10 @@ class SerialPass:
                             for k in self.modes[i]) for i in range(n)]
         self.no_mode: set[tuple[Any, ...]] = set()
         self.no_room: set[tuple[Any, ...]] = set()
+        #: The banker's rule, where the sequence run one op at a time fits at all.
+        self.serial_reserve = _SerialReserve(inst, self.pos) if spec.safe and all(
+            peak <= inst.target.memories[m].capacity_bytes
+            for m, peak in serial_peaks(inst, order).items()) else None
 
     # ------------------------------------------------------------------ bookkeeping
     def _release(self, node: int) -> None:
@@ -324,7 +408,10 @@ class SerialPass:
             self.no_room.add(allocations)
             return False
         at_head = self.order[self.head] == op
-        if self.reserve and placed and not at_head and not self._leaves_room(op, placed):
+        if placed and not at_head and (
+                self.reserve and not self._leaves_room(op, placed) or
+                self.serial_reserve is not None and not self.serial_reserve.fits(
+                    op, [b for b, _ in placed], self.started, self.order, self.head)):
             self._undo(placed)
             return False
         self._commit(op, k, now, placed)
@@ -348,6 +435,8 @@ class SerialPass:
                 self.unallocated[c] -= 1
                 if not self.unallocated[c] and self.ready[c] and not self.started[c]:
                     self.holders.add(c)
+        if self.serial_reserve is not None:
+            self.serial_reserve.commit(op, self.started, self.order, self.allocated)
         for b in inst.op_buffers[op]:
             self.unstarted[b] -= 1
             if not self.unstarted[b]:

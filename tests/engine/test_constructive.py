@@ -14,6 +14,7 @@ from schedsearch.engine.fallback import construct, exact_fallback
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.orders import breadth_order, depth_order, tails
+from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.portfolio import list_schedule
 from schedsearch.engine.serial import SerialPass, Stall
 from schedsearch.engine.solution import Solution, to_schedule
@@ -47,9 +48,11 @@ def test_loading_in_critical_path_order_would_deadlock_but_construct_does_not() 
     inst = build_instance(problem, target(capacity=4096))
     dag = build_dag(inst)
     tail = tails(inst, dag)
-    unguarded = SerialPass(inst, dag, breadth_order(inst, dag, tail), 10_000, False, tail).run()
+    unguarded = SerialPass(inst, dag, breadth_order(inst, dag, tail), tail,
+                           PassSpec(ModePolicy.ALL, OpOrder.BREADTH, 10_000, guarded=False)).run()
     assert not isinstance(unguarded, Solution)
-    in_order = SerialPass(inst, dag, depth_order(dag, tail), 0, False, tail).run()
+    in_order = SerialPass(inst, dag, depth_order(dag, tail), tail,
+                          PassSpec(ModePolicy.ALL, OpOrder.DEPTH, 0, guarded=False)).run()
     assert isinstance(in_order, Solution)
     solution = construct(inst, dag)
     assert verify(to_schedule(inst, solution, {})) == []

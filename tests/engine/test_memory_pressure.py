@@ -22,14 +22,8 @@ from schedsearch.engine.orders import (
     tails,
 )
 from schedsearch.engine.params import DEFAULT
-from schedsearch.engine.portfolio import (
-    PORTFOLIO,
-    ModePolicy,
-    OpOrder,
-    PassSpec,
-    _Sequences,
-    priced_modes,
-)
+from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
+from schedsearch.engine.portfolio import PORTFOLIO, _Sequences, priced_modes
 from schedsearch.engine.result import SolveStatus
 from schedsearch.engine.search import solve_report
 from schedsearch.engine.sequence import kernels_in_sequence
@@ -191,8 +185,9 @@ def test_a_pass_is_not_stalled_by_its_guard_when_fragmentation_blocks_the_head()
     inst = build_instance(problem, tgt)
     dag = build_dag(inst)
     priced = priced_modes(inst, energy_relaxation(problem, tgt))
-    result = SerialPass(inst, dag, interleaved_order(inst, dag), 64, True, tails(inst, dag, priced),
-                   priced, in_sequence=True).run()
+    result = SerialPass(inst, dag, interleaved_order(inst, dag), tails(inst, dag, priced),
+                        PassSpec(ModePolicy.PRICED, OpOrder.INTERLEAVED, 64, in_sequence=True),
+                        priced).run()
     assert isinstance(result, Solution), result
     assert verify(to_schedule(inst, result, {})) == []
 
@@ -204,7 +199,8 @@ def test_a_window_does_not_stall_a_pass_whose_head_waits_for_ops_beyond_it() -> 
     problem, tgt = tight_problem("pair-wide", 150)
     inst = build_instance(problem, tgt)
     dag = build_dag(inst)
-    result = SerialPass(inst, dag, interleaved_order(inst, dag), 16, True, tails(inst, dag)).run()
+    result = SerialPass(inst, dag, interleaved_order(inst, dag), tails(inst, dag),
+                        PassSpec(ModePolicy.ALL, OpOrder.INTERLEAVED, 16)).run()
     assert isinstance(result, Solution), result
     assert verify(to_schedule(inst, result, {})) == []
 
@@ -231,8 +227,9 @@ def test_split_placement_puts_large_buffers_at_the_top_and_small_ones_at_the_bot
     large = large_buffers(inst)
     capacity = tgt.memories["VTCM"].capacity_bytes
     assert any(large) and not all(large)
-    runs = {split: SerialPass(inst, dag, problem_order(dag), 16, True, tails(inst, dag),
-                         split=split).run() for split in (False, True)}
+    runs = {split: SerialPass(inst, dag, problem_order(dag), tails(inst, dag),
+                              PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 16, split=split)).run()
+            for split in (False, True)}
     for result in runs.values():
         assert isinstance(result, Solution)
         assert verify(to_schedule(inst, result, {})) == []
@@ -281,7 +278,8 @@ def test_holders_first_starts_what_needs_no_new_memory_before_a_load() -> None:
     dag = build_dag(inst)
     order = problem_order(dag)
     tail = tails(inst, dag)
-    result = SerialPass(inst, dag, order, 64, True, tail, holders_first=True).run()
+    result = SerialPass(inst, dag, order, tail,
+                        PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, holders_first=True)).run()
     assert isinstance(result, Solution)
     assert verify(to_schedule(inst, result, {})) == []
     mm0 = inst.op_index["g.mm0.0"]
@@ -302,7 +300,8 @@ def test_the_tasks_one_after_another_are_legal_and_apart_in_dependency_order(
     assume(len(problem.tasks) > 1)
     inst = build_instance(problem, tgt)
 
-    def solve_task(sub: Problem, t: Target, seconds: float, reproducible: bool) -> Schedule:
+    def solve_task(sub: Problem, t: Target, seconds: float, wall: float,
+                   reproducible: bool) -> Schedule:
         return solve_report(sub, t, time_limit=seconds, workers=1).schedule
 
     found = kernels_in_sequence(inst, TimeBudget.start(2.0), solve_task)

@@ -51,12 +51,13 @@ def test_same_seed_and_workers_give_the_same_schedule(workers: int) -> None:
 
 
 def test_the_time_limit_is_a_deadline_for_the_whole_search() -> None:
-    """About 500 ops cannot be searched out in 1.5 s: the deadline must stop it, with at
+    """About 500 ops cannot be searched out in 1.5 s: when the search uses the time (the
+    reproducible mode's deadline is only a far net), the deadline must stop it, with at
     most 10 % + 0.3 s to read the answer back, and the result must still be legal."""
     problem, tgt = load_problem_input("gemm-rmsnorm-copy-v75", None)
     big = scaled_problem("gemm-rmsnorm-copy-v75", 4.0)
     begin = time.perf_counter()
-    schedule = solve(big, tgt, time_limit=1.5, seed=0, workers=2)
+    schedule = solve(big, tgt, time_limit=1.5, seed=0, workers=2, reproducible=False)
     assert time.perf_counter() - begin <= 1.5 * 1.1 + 0.3
     assert verify(schedule) == []
     assert len(big.ops) > 3 * len(problem.ops)

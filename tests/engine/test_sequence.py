@@ -17,7 +17,8 @@ from tests.engine.problems import gemm_problem, target, two_task_problem
 
 
 def _failing_on(task: str, error: Exception) -> TaskSolver:
-    def solve_task(sub: Problem, t: Target, seconds: float, reproducible: bool) -> Schedule:
+    def solve_task(sub: Problem, t: Target, seconds: float, wall: float,
+                   reproducible: bool) -> Schedule:
         if task in sub.tasks:
             raise error
         return solve_report(sub, t, time_limit=seconds, workers=1).schedule
@@ -52,7 +53,8 @@ def test_a_task_gets_its_share_of_the_ops_but_at_least_the_least_time(
 
     given: list[float] = []
 
-    def solve_task(sub: Problem, t: Target, seconds: float, repro: bool) -> Schedule:
+    def solve_task(sub: Problem, t: Target, seconds: float, wall: float,
+                   repro: bool) -> Schedule:
         given.append(seconds)
         return solve_report(sub, t, time_limit=0.2, workers=1).schedule
 
@@ -67,3 +69,26 @@ def test_a_task_gets_its_share_of_the_ops_but_at_least_the_least_time(
         given.clear()
         kernels_in_sequence(inst, TimeBudget.start(limit, reproducible=reproducible), solve_task)
         assert given[0] == pytest.approx(expected, rel=0.05)
+
+
+@pytest.mark.parametrize("reproducible", [True, False])
+def test_a_task_alone_gets_the_wall_clock_net_of_the_whole_budget_when_reproducible(
+        reproducible: bool) -> None:
+    """Reproducible, a task stops by its work: its deadline is what is left of the
+    budget's own net, not its nominal seconds (which a loaded machine overran)."""
+    walls: list[tuple[float, float]] = []
+
+    def solve_task(sub: Problem, t: Target, seconds: float, wall: float,
+                   repro: bool) -> Schedule:
+        walls.append((seconds, wall))
+        return solve_report(sub, t, time_limit=seconds, wall_limit=wall, workers=1,
+                            reproducible=repro).schedule
+
+    inst = build_instance(two_task_problem(), target(capacity=4096))
+    budget = TimeBudget.start(1.0, wall=100.0, reproducible=reproducible)
+    kernels_in_sequence(inst, budget, solve_task)
+    seconds, wall = walls[0]
+    if reproducible:
+        assert 90.0 < wall <= 100.0
+    else:
+        assert wall == seconds

@@ -1,0 +1,80 @@
+"""What one list-scheduling pass is (:class:`PassSpec`): the one home of every switch a
+pass of :class:`~.serial.SerialPass` reads, and of the names of its mode policies and
+sequences. :mod:`.portfolio` lists the passes a search runs.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import KW_ONLY, dataclass
+
+from schedsearch.engine.orders import LARGE_SHARE
+
+__all__ = ["ModePolicy", "OpOrder", "PassSpec"]
+
+
+class ModePolicy(enum.StrEnum):
+    """Which modes a pass lets each op take."""
+
+    #: any mode
+    ALL = "all"
+    #: the modes the energy LP prices cheapest (:func:`~.portfolio.priced_modes`)
+    PRICED = "priced"
+    #: ops that access a large buffer only at their shortest modes
+    LARGE_FAST = "large_fast"
+
+
+class OpOrder(enum.StrEnum):
+    """The sequence a pass follows (:mod:`.orders`)."""
+
+    BREADTH = "breadth"  #: :func:`~.orders.breadth_order`
+    DEPTH = "depth"  #: :func:`~.orders.depth_order`
+    PROBLEM = "problem"  #: :func:`~.orders.problem_order`
+    INTERLEAVED = "interleaved"  #: :func:`~.orders.interleaved_order`
+    HUNGRY = "hungry"  #: :func:`~.orders.hungriest_first_order`
+    FRUGAL = "frugal"  #: :func:`~.orders.frugal_order`
+
+
+@dataclass(frozen=True, slots=True)
+class PassSpec:
+    """One list-scheduling pass: which modes (``all``, ``priced`` or ``large_fast``: ops
+    that access a large buffer only at their shortest modes), which sequence
+    (:class:`OpOrder`, :mod:`.orders`), how far ops
+    may run ahead of the oldest unstarted one (``window``), whether eligible ops are tried
+    in sequence order rather than longest tail first (``in_sequence``), and whether ops
+    that allocate nothing go first (``holders_first``: finish what already holds memory
+    before loading more)."""
+
+    policy: ModePolicy
+    sequence: OpOrder
+    window: int
+    _: KW_ONLY
+    in_sequence: bool = False
+    holders_first: bool = False
+    #: Large buffers (:data:`~.orders.LARGE_SHARE`) at the highest address that fits, the others
+    #: at the lowest: the small ones' holes then do not split the space a large one
+    #: needs (tight wide pair, 161 ops: 1.38 -> 1.32 of the bound, no pass worse by more
+    #: than 0.3 % on the other tight problems).
+    split: bool = False
+    #: Eligible ops of the hungriest task (:func:`~.orders.task_ranks`) before the others', each
+    #: group in sequence order: the long pole never waits for an op of a filler task.
+    hungry_first: bool = False
+    #: A window per task instead of one over the whole sequence (see :class:`~.serial.SerialPass`).
+    task_windows: bool = False
+    #: Guard (1) keeps no room for the hungriest task's op at the head of the sequence.
+    hungry_unguarded: bool = False
+    #: Run only where some buffer is large (:data:`~.orders.LARGE_SHARE`).
+    large_only: bool = False
+    #: The banker's rule (:class:`~.serial.SerialPass`, ``safe``): no start ahead of the head that
+    #: the rest of the sequence, run one op at a time, could not fit beside.
+    safe: bool = False
+    #: What counts as large for ``split``: at least 1/``large_share`` of its memory.
+    large_share: int = LARGE_SHARE
+    #: Run only where the problem's own order, run one op at a time, overflows some
+    #: memory (:func:`~.orders.serial_peaks`): the passes that follow it cannot finish.
+    unserial_only: bool = False
+    #: Guard (1) on (see :mod:`.portfolio`); only fallback passes turn it off.
+    guarded: bool = True
+    #: Buffers that outlive the op starting them at the top of memory, those that die
+    #: with it at the bottom (fallback passes).
+    two_ended: bool = False
