@@ -70,6 +70,7 @@ from schedsearch.engine.lns import (
 )
 from schedsearch.engine.offsets import place_offsets
 from schedsearch.engine.orders import tails
+from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.portfolio import CHARGE_PER_TRY
 from schedsearch.engine.result import NoSchedule, SolveStatus
 from schedsearch.engine.serial import SerialPass
@@ -325,7 +326,8 @@ def deadline_pass(inst: Instance, dag: Dag, view: GroupView,
     tail = tails(inst, dag)
     best: Solution | None = None
     for width in PASS_WINDOWS:
-        run = SerialPass(inst, dag, order, width, True, tail, in_sequence=True)
+        run = SerialPass(inst, dag, order, tail,
+                         PassSpec(ModePolicy.ALL, OpOrder.DEADLINE, width, in_sequence=True))
         result = run.run()
         if budget is not None:
             budget.charge(CHARGE_PER_TRY * run.tries)

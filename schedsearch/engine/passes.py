@@ -33,6 +33,7 @@ class OpOrder(enum.StrEnum):
     INTERLEAVED = "interleaved"  #: :func:`~.orders.interleaved_order`
     HUNGRY = "hungry"  #: :func:`~.orders.hungriest_first_order`
     FRUGAL = "frugal"  #: :func:`~.orders.frugal_order`
+    DEADLINE = "deadline"  #: requests by latest start (:func:`~.deadlines.deadline_pass`)
 
 
 @dataclass(frozen=True, slots=True)

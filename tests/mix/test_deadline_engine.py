@@ -34,6 +34,7 @@ from schedsearch.engine.deadlines import (
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.orders import problem_order, tails
+from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.result import SolveStatus
 from schedsearch.engine.serial import SerialPass
 from schedsearch.engine.solution import Solution
@@ -131,7 +132,8 @@ def test_the_window_search_removes_lateness_then_holds_the_deadline(toy,
     urgent = GroupView.of(inst, _toy({"h": 10**6}))
     deadline = _done(inst, urgent, deadline_pass(inst, dag, urgent))["h"]
     view = GroupView.of(inst, _toy({"h": deadline}))
-    start = SerialPass(inst, dag, problem_order(dag), 16, True, tails(inst, dag)).run()
+    start = SerialPass(inst, dag, problem_order(dag), tails(inst, dag),
+                       PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 16)).run()
     assert isinstance(start, Solution)
     assert view.score(inst, start)[0] > 0  # late from the start
     found, windows, accepted = improve(inst, dag, view, start, TimeBudget.start(0.3),
