@@ -4,7 +4,8 @@ A user reads ``--time-limit`` as the budget of the whole command (issue 31, item
 runs each command as a user would (``python -m schedsearch ...`` in a fresh process,
 so imports count too) at each limit and prints its wall time against the goal of
 ``1.1 x limit + 1 s``, with ``over`` where it is missed. Figures, not pass/fail;
-timings on a shared machine are noisy, so the load average is printed beside them.
+timings on a shared machine are noisy, so the load average (one minute, read as each
+run ends) is printed beside each.
 
     python -m benchmarks.bench_limits                              # every command, 0.5..10 s
     python -m benchmarks.bench_limits --limits 1 2 --commands compare tune
@@ -66,14 +67,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     subprocess.run([sys.executable, "-m", "schedsearch", "targets"], capture_output=True,
                    check=False, env={**os.environ, "PYTHONPATH": str(Path.cwd())})
     print(f"startup (schedsearch targets): {time.perf_counter() - begin:.1f} s")
-    print(f"{'command':<9}{'limit':>7}{'wall':>8}{'goal':>8}  verdict")
+    print(f"{'command':<9}{'limit':>7}{'wall':>8}{'goal':>8}{'load':>6}  verdict")
     for command in args.commands:
         for limit in args.limits:
             seconds, status = wall_time(command, args.workload, limit)
             verdict = f"exit {status}" if status != 0 else \
                 "ok" if seconds <= goal(limit) else "over"
-            print(f"{command:<9}{limit:>7g}{seconds:>8.1f}{goal(limit):>8.1f}  {verdict}",
-                  flush=True)
+            print(f"{command:<9}{limit:>7g}{seconds:>8.1f}{goal(limit):>8.1f}"
+                  f"{os.getloadavg()[0]:>6.1f}  {verdict}", flush=True)
     return 0
 
 

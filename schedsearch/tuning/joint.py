@@ -48,6 +48,7 @@ from models.cost import cost_model
 from models.errors import InputError
 from models.formats import Problem, Schedule, Target
 from models.workload import Workload, tile
+from schedsearch.allotment import MIN_SECONDS, TAIL_SHARE, Allotment
 from schedsearch.engine import interrupt
 from schedsearch.engine.fallback import construct
 from schedsearch.engine.hazards import build_dag
@@ -149,12 +150,15 @@ class TuneResult:
 def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: int = 0,
          workers: int = 2, finalists: int = FINALISTS, reproducible: bool = True,
          on_stage: Callable[[str, str], None] | None = None,
-         progress: Callable[[Progress], None] | None = None) -> TuneResult:
+         progress: Callable[[Progress], None] | None = None,
+         started: float | None = None) -> TuneResult:
     """The best configuration of ``workload`` on ``target`` found within ``time_limit``.
 
     ``on_stage(stage, note)`` hears when screening and each finalist's search begin,
     ``progress`` the finalists' searches (as :func:`schedsearch.engine.search.solve`'s);
-    ``reproducible`` is passed on to each finalist's search.
+    ``reproducible`` is passed on to each finalist's search. ``started`` (a
+    :func:`time.perf_counter` value, default now) is when the limit began: a command
+    passes its own start, so that its preparation counts too.
 
     Raises :class:`InputError` if neither the workload as given nor its leanest
     configuration can be tiled and scheduled on the target (the error is the one the
@@ -162,7 +166,7 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
     """
     if time_limit <= 0:
         raise InputError("time_limit must be positive", source="<options>", rule="OPTION")
-    begin = time.perf_counter()
+    begin = time.perf_counter() if started is None else started
     model = cost_model(target)
     spaces = tuple(task_space(task, model) for task in workload.tasks)
     default = default_configuration(spaces)
@@ -206,6 +210,8 @@ def _screen(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...],
     and :func:`screening_budget` for its wall-clock net), charged to ``budget``: the
     workload's screen and the combination of individual bests (None for one task)."""
     screening = screening_budget(SCREEN_SHARE * budget.work)
+    if not budget.reproducible:  # the wall time is the limit: screening gets its share
+        screening.deadline = min(screening.deadline, budget.share(SCREEN_SHARE).deadline)
     default = default_configuration(spaces)
     joint = Screen(workload, target, screening)
     try:
@@ -263,25 +269,27 @@ def _alone(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...], in
 def _search(workload: Workload, target: Target, chosen: list[Estimate], budget: TimeBudget,
             seed: int, workers: int, on_stage: Callable[[str, str], None] | None,
             progress: Callable[[Progress], None] | None) -> list[tuple[Schedule, bool]]:
-    """Per finalist, its schedule and whether the full search produced it: each gets an
-    equal share of the work ``budget`` has left (the default, first, is always
-    searched; see the module docstring for the others without ``reproducible``)."""
-    share = max(budget.left, 0.0) / len(chosen)
+    """Per finalist, its schedule and whether the full search produced it: each is
+    granted an equal part of what ``budget`` has left as it begins
+    (:class:`~schedsearch.allotment.Allotment`): of the work with ``reproducible``
+    (``WALL_SLACK`` times that as its wall-clock net), else of the wall time, less
+    :data:`~schedsearch.allotment.TAIL_SHARE` of the limit kept for checking and output.
+    The default, first, is always searched; see the module docstring for the others
+    without ``reproducible``."""
+    tail = 0.0 if budget.reproducible else TAIL_SHARE * budget.work
+    allotment = Allotment(budget, tail=tail, planned=len(chosen))
     results: list[tuple[Schedule, bool]] = []
     for i, estimate in enumerate(chosen):
         problem = tile(apply(workload, estimate.configuration), target)
-        seconds = share
-        if not budget.reproducible:
-            seconds = min(share, budget.wall_left())
-            if i and seconds <= 0:
-                results.append((_constructive_schedule(problem, target, share), False))
-                continue
+        grant = allotment.grant()
+        if not budget.reproducible and i and grant.wall_limit <= MIN_SECONDS:
+            results.append((_constructive_schedule(problem, target, grant.time_limit), False))
+            continue
         if on_stage is not None:
             on_stage(f"finalist {i + 1}/{len(chosen)}", f"{len(problem.ops)} ops")
-        seconds = max(seconds, 1e-3)
-        wall = WALL_SLACK * seconds if budget.reproducible else seconds
-        schedule = solve(problem, target, time_limit=seconds, seed=seed, workers=workers,
-                         reproducible=budget.reproducible, progress=progress,
+        wall = WALL_SLACK * grant.time_limit if budget.reproducible else grant.wall_limit
+        schedule = solve(problem, target, time_limit=grant.time_limit, seed=seed,
+                         workers=workers, reproducible=budget.reproducible, progress=progress,
                          validated=True, wall_limit=wall)  # tile() refuses what cannot run
         results.append((schedule, True))
     return results
