@@ -19,8 +19,11 @@ The pipeline, under one time limit:
    configuration first, then the ``FINALISTS`` best screened ones, each with an equal
    share of the time left (computed from the work spent, so it too is deterministic).
 
-One :class:`~schedsearch.engine.timebudget.TimeBudget` keeps the time of a tuning run:
-screening spends a portion of its work, the finalists share what is left.
+One :class:`~schedsearch.engine.timebudget.TimeBudget` keeps the time of a tuning run,
+counted from ``started`` (a command's own start, so its imports and reading count):
+screening spends a portion of its work (and, using the time, at most ``SCREEN_SHARE``
+of the wall time left), the finalists are granted what is left as each begins
+(:class:`~schedsearch.allotment.Allotment`).
 
 The answer is the finalist with the shortest legal schedule, the default winning ties,
 so the tuned makespan is never worse than the default configuration's. A default that
