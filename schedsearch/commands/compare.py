@@ -25,12 +25,12 @@ from schedsearch.commands.options import (
 )
 from schedsearch.commands.progress import Display, display
 from schedsearch.commands.study import study_options
-from schedsearch.commands.wording import counted
 from schedsearch.engine import interrupt
 from schedsearch.engine.search import solve
 from schedsearch.output import image_file, output_dir
 from schedsearch.paths import Comparison, Solver, compare
 from schedsearch.plans import make_plan, write_plan
+from schedsearch.wording import counted
 
 
 def register(subparsers: Any) -> None:
@@ -100,7 +100,7 @@ def _showing(shown: Display, checked: Problem) -> Solver:
     def solver(problem: Problem, target: Target, **options: Any) -> Schedule:
         nonlocal count
         count += 1
-        shown.stage(f"solve {count}", f"{problem.name}, {len(problem.ops)} ops, "
+        shown.stage(f"solve {count}", f"{problem.name}, {counted(len(problem.ops), 'op')}, "
                                       f"{options.get('granularity', 'tile')}", fresh=True)
         return solve(problem, target, progress=shown.progress,
                      validated=problem is checked, **options)

@@ -35,6 +35,7 @@ from schedsearch.engine.hazards import GRANULARITIES
 from schedsearch.engine.result import EXIT_CODES, NoSchedule, SolveStatus, refusal
 from schedsearch.engine.search import SECONDARIES, SolveReport, solve_report
 from schedsearch.output import output_file_only, write_json
+from schedsearch.wording import counted
 
 
 def register(subparsers: Any) -> None:
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         except InputError as error:  # a problem that cannot fit is not unusable input
             raise refusal(error) from None
         with interrupt.cooperating(), display("solve", begin=started) as shown:
-            shown.stage("preparing", f"{len(problem.ops)} ops")
+            shown.stage("preparing", counted(len(problem.ops), "op"))
             report = solve_report(problem, target, time_limit=args.time_limit,
                                   seed=args.seed, workers=args.workers,
                                   reproducible=args.reproducible,

@@ -38,7 +38,6 @@ from schedsearch.commands.options import (
     worker_count,
 )
 from schedsearch.commands.progress import display
-from schedsearch.commands.wording import counted
 from schedsearch.engine import interrupt
 from schedsearch.output import output_dir, output_file_only, write_json, write_with
 from schedsearch.tuning.batch import (
@@ -52,6 +51,7 @@ from schedsearch.tuning.batch import (
 )
 from schedsearch.tuning.joint import TuneResult, tune
 from schedsearch.tuning.workload_file import tuned_workload, workload_toml
+from schedsearch.wording import counted
 
 #: Rows of the candidate table.
 TOP = 8

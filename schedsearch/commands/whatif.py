@@ -18,6 +18,7 @@ from models.workload import load_problem_input
 from schedsearch.commands.options import add_search_options, add_target_option
 from schedsearch.commands.study import study_options
 from schedsearch.idealise import WhatIf, whatif
+from schedsearch.wording import counted
 
 
 def register(subparsers: Any) -> None:
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.as_dict(), indent=1))
     else:
-        print(f"{problem.name} on {target.name}: {len(problem.ops)} ops; times in "
+        print(f"{problem.name} on {target.name}: {counted(len(problem.ops), 'op')}; times in "
               f"{target.time_unit}")
         print(format_table(result))
     return 0

@@ -78,6 +78,7 @@ from schedsearch.tuning.space import (
     solo,
     task_space,
 )
+from schedsearch.wording import counted
 
 __all__ = ["tune", "TuneResult", "Candidate", "SCREEN_SHARE", "SOLO_SHARE",
            "DEFAULT_DESCENT_SHARE", "FINALISTS"]
@@ -174,7 +175,7 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
     spaces = tuple(task_space(task, model) for task in workload.tasks)
     default = default_configuration(spaces)
     if on_stage is not None:
-        on_stage("screening", f"{len(workload.tasks)} tasks")
+        on_stage("screening", counted(len(workload.tasks), "task"))
     # Work is counted in both modes: it sets the shares (``reproducible`` decides only
     # whether the finalists' searches stop by it or use the wall time).
     budget = TimeBudget(work=time_limit, deadline=begin + time_limit,
@@ -289,7 +290,7 @@ def _search(workload: Workload, target: Target, chosen: list[Estimate], budget: 
             results.append((_constructive_schedule(problem, target, grant.time_limit), False))
             continue
         if on_stage is not None:
-            on_stage(f"finalist {i + 1}/{len(chosen)}", f"{len(problem.ops)} ops")
+            on_stage(f"finalist {i + 1}/{len(chosen)}", counted(len(problem.ops), "op"))
         wall = WALL_SLACK * grant.time_limit if budget.reproducible else grant.wall_limit
         schedule = solve(problem, target, time_limit=grant.time_limit, seed=seed,
                          workers=workers, reproducible=budget.reproducible, progress=progress,

@@ -217,3 +217,9 @@ def test_simulate_plot_says_what_it_wrote_with_the_time_unit(tmp_path, capsys,
                  str(picture)]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == f"wrote {picture}"
     assert picture.stat().st_size > 0 and labels == ["makespan (ns)"]
+
+
+def test_simulate_counts_one_run_in_the_singular(tmp_path, capsys) -> None:
+    assert main(["simulate", _tiny_file(tmp_path), "--runs", "1", "--jitter", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "; 1 run, jitter" in out and "1 runs" not in out
