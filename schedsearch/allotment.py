@@ -50,7 +50,7 @@ class Allotment:
     """The command's time budget, the seconds kept for after the solves, and the weight
     of the solves still to come (see the module docstring)."""
 
-    budget: TimeBudget
+    time_budget: TimeBudget
     tail: float = 0.0
     planned: float = 0.0
 
@@ -71,10 +71,10 @@ class Allotment:
         the budget at once (its work whatever it uses, see the module docstring)."""
         fraction = 1.0 if self.planned <= weight else weight / self.planned
         self.planned = max(0.0, self.planned - weight)
-        left = self.budget.wall_left()
+        left = self.time_budget.wall_left()
         usable = max(0.0, left - self.tail)
-        part = self.budget.share(fraction, wall=fraction * usable / left if left else 0.0)
-        self.budget.charge(part.work)
+        part = self.time_budget.share(fraction, wall=fraction * usable / left if left else 0.0)
+        self.time_budget.charge(part.work)
         wall = max(MIN_SECONDS, part.wall_left())
-        work = max(MIN_SECONDS, part.work) if self.budget.reproducible else wall
+        work = max(MIN_SECONDS, part.work) if self.time_budget.reproducible else wall
         return Grant(time_limit=work, wall_limit=wall)

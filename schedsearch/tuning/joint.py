@@ -178,14 +178,14 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
         on_stage("screening", counted(len(workload.tasks), "task"))
     # Work is counted in both modes: it sets the shares (``reproducible`` decides only
     # whether the finalists' searches stop by it or use the wall time).
-    budget = TimeBudget(work=time_limit, deadline=begin + time_limit,
+    time_budget = TimeBudget(work=time_limit, deadline=begin + time_limit,
                         reproducible=reproducible)
-    joint, individual = _screen(workload, target, spaces, budget)
+    joint, individual = _screen(workload, target, spaces, time_budget)
     ranked = joint.ranked()
     start = joint.seen.get(default)
     finals = ([start] if start is not None else []) + [
         e for e in ranked if e.configuration != default][:finalists + (start is None)]
-    results = _search(workload, target, finals, budget, seed, workers, on_stage, progress)
+    results = _search(workload, target, finals, time_budget, seed, workers, on_stage, progress)
     winner = min(range(len(finals)), key=lambda i: (results[i][0].makespan, i))
     searched = {e.configuration: s.makespan
                 for e, (s, full) in zip(finals, results, strict=True) if full}
@@ -209,13 +209,13 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
 
 
 def _screen(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...],
-            budget: TimeBudget) -> tuple[Screen, Configuration | None]:
-    """Screen ``SCREEN_SHARE`` of ``budget``'s time as work (see the module docstring,
-    and :func:`screening_budget` for its wall-clock net), charged to ``budget``: the
+            time_budget: TimeBudget) -> tuple[Screen, Configuration | None]:
+    """Screen ``SCREEN_SHARE`` of ``time_budget``'s time as work (see the module docstring,
+    and :func:`screening_budget` for its wall-clock net), charged to ``time_budget``: the
     workload's screen and the combination of individual bests (None for one task)."""
-    screening = screening_budget(SCREEN_SHARE * budget.work)
-    if not budget.reproducible:  # the wall time is the limit: screening gets its share
-        screening.deadline = min(screening.deadline, budget.share(SCREEN_SHARE).deadline)
+    screening = screening_budget(SCREEN_SHARE * time_budget.work)
+    if not time_budget.reproducible:  # the wall time is the limit: screening gets its share
+        screening.deadline = min(screening.deadline, time_budget.share(SCREEN_SHARE).deadline)
     default = default_configuration(spaces)
     joint = Screen(workload, target, screening)
     try:
@@ -232,17 +232,17 @@ def _screen(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...],
     _descend_on(joint, spaces, start, screening, screening.left * DEFAULT_DESCENT_SHARE)
     if individual is not None:
         _descend_on(joint, spaces, individual, screening, screening.left)
-    budget.charge(screening.spent)
+    time_budget.charge(screening.spent)
     return joint, individual
 
 
 def _descend_on(joint: Screen, spaces: tuple[TaskSpace, ...], start: Configuration,
                 screening: TimeBudget, work: float) -> None:
     """The descent from ``start`` on a portion of ``work`` of the screening budget."""
-    joint.budget = screening.portion(work)
+    joint.time_budget = screening.portion(work)
     descend(joint, spaces, start)
-    screening.absorb(joint.budget)
-    joint.budget = screening
+    screening.absorb(joint.time_budget)
+    joint.time_budget = screening
 
 
 def _start(joint: Screen, spaces: tuple[TaskSpace, ...], default: Configuration
@@ -270,30 +270,31 @@ def _alone(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...], in
     return space.default if best is None else best.configuration[0]
 
 
-def _search(workload: Workload, target: Target, chosen: list[Estimate], budget: TimeBudget,
-            seed: int, workers: int, on_stage: Callable[[str, str], None] | None,
+def _search(workload: Workload, target: Target, chosen: list[Estimate],
+            time_budget: TimeBudget, seed: int, workers: int,
+            on_stage: Callable[[str, str], None] | None,
             progress: Callable[[Progress], None] | None) -> list[tuple[Schedule, bool]]:
     """Per finalist, its schedule and whether the full search produced it: each is
-    granted an equal part of what ``budget`` has left as it begins
+    granted an equal part of what ``time_budget`` has left as it begins
     (:class:`~schedsearch.allotment.Allotment`): of the work with ``reproducible``
     (``WALL_SLACK`` times that as its wall-clock net), else of the wall time, less
     :data:`~schedsearch.allotment.TAIL_SHARE` of the limit kept for checking and output.
     The default, first, is always searched; see the module docstring for the others
     without ``reproducible``."""
-    tail = 0.0 if budget.reproducible else TAIL_SHARE * budget.work
-    allotment = Allotment(budget, tail=tail, planned=len(chosen))
+    tail = 0.0 if time_budget.reproducible else TAIL_SHARE * time_budget.work
+    allotment = Allotment(time_budget, tail=tail, planned=len(chosen))
     results: list[tuple[Schedule, bool]] = []
     for i, estimate in enumerate(chosen):
         problem = tile(apply(workload, estimate.configuration), target)
         grant = allotment.grant()
-        if not budget.reproducible and i and grant.wall_limit <= MIN_SECONDS:
+        if not time_budget.reproducible and i and grant.wall_limit <= MIN_SECONDS:
             results.append((_constructive_schedule(problem, target, grant.time_limit), False))
             continue
         if on_stage is not None:
             on_stage(f"finalist {i + 1}/{len(chosen)}", counted(len(problem.ops), "op"))
-        wall = WALL_SLACK * grant.time_limit if budget.reproducible else grant.wall_limit
+        wall = WALL_SLACK * grant.time_limit if time_budget.reproducible else grant.wall_limit
         schedule = solve(problem, target, time_limit=grant.time_limit, seed=seed,
-                         workers=workers, reproducible=budget.reproducible, progress=progress,
+                         workers=workers, reproducible=time_budget.reproducible, progress=progress,
                          validated=True, wall_limit=wall)  # tile() refuses what cannot run
         results.append((schedule, True))
     return results

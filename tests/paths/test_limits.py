@@ -46,7 +46,7 @@ class Recorder:
         self.calls: list[dict[str, Any]] = []
 
     def __call__(self, problem: Problem, target: Target, **options: Any) -> Schedule:
-        self.calls.append({**options, "left": self.allotment.budget.wall_left(),
+        self.calls.append({**options, "left": self.allotment.time_budget.wall_left(),
                            "whole": problem is self.whole})
         self.clock.now += self.cost
         return listed(problem, target, options["granularity"])
