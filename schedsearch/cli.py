@@ -3,7 +3,10 @@
 Each subcommand lives in ``schedsearch/commands/<name>.py`` with ``register(subparsers)``;
 the parser it adds sets ``handler`` to a function ``(args) -> int``. A study under a
 command (``schedsearch chain sweep``) lives in ``schedsearch/commands/<name>_<study>.py``.
-Unusable input is an :class:`~models.errors.InputError`: one line on stderr and exit
+A handler finds in ``args.started`` (a :func:`time.perf_counter` value) when the command
+began, before its module and libraries were imported: ``--time-limit`` is the budget of
+the whole command (:mod:`schedsearch.allotment`). Unusable input is an
+:class:`~models.errors.InputError`: one line on stderr and exit
 status 2, never a traceback.
 SIGINT and SIGTERM stop any command with exit status 130
 (:mod:`schedsearch.engine.interrupt`: a search stops through CP-SAT's own mechanism and keeps
@@ -16,6 +19,7 @@ import argparse
 import importlib
 import os
 import sys
+import time
 from typing import NoReturn
 
 from models.errors import InputError
@@ -96,10 +100,11 @@ def build_parser(commands: tuple[str, ...] = COMMANDS, study: str | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
+    started = time.perf_counter()  # the command's time limit counts from here
     interrupt.install()
     interrupt.reset()
     try:
-        return _run(argv)
+        return _run(argv, started)
     except InputError as error:
         print(f"schedsearch: error: {error}", file=sys.stderr)
         return 2
@@ -117,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _run(argv: list[str] | None) -> int:
+def _run(argv: list[str] | None, started: float) -> int:
     words = sys.argv[1:] if argv is None else argv
     # Only the named command's module is imported: each pulls in its own heavy libraries
     # (OR-Tools, SciPy, Matplotlib), which would otherwise cost every command seconds.
@@ -130,6 +135,7 @@ def _run(argv: list[str] | None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # --help, or a bad option (argparse printed why)
         return stop.code if isinstance(stop.code, int) else 2
+    args.started = started
     return int(args.handler(args))
 
 

@@ -1,16 +1,28 @@
-"""Fluid sharing of budgets (DDR bandwidth) between kernels that run at the same time.
+"""Fluid sharing of budgets (DDR bandwidth) between ops that run at the same time: the
+project's one bus model.
 
 Concurrent kernels (path 2 of docs/paths.md) are each scheduled as if they had the whole
 DDR bandwidth. Placed side by side, their draws can add up to more than the budget's
-capacity; the hardware then does not refuse an op, it slows everyone down. The model:
+capacity; the hardware then does not refuse an op, it slows the heavy streams down. The
+model (:func:`fair_shares`):
 
-    At each instant t, for each budget b with capacity C_b let D_b(t) be the sum of the
-    draws of the running ops. A running op i progresses through its work (its window
-    length in the uncontended schedule) at rate
+    At each instant t, each budget b with capacity C_b is shared max-min fairly among the
+    running ops that draw from it, each asking for its draw: an op asking for less than
+    an equal split of what is left gets all it asks for, the others share the rest
+    equally. A running op i progresses through its work (its window length in the
+    uncontended schedule) at rate
 
-        r_i(t) = min(1, min over budgets b that i draws from of C_b / D_b(t))
+        r_i(t) = min over budgets b that i draws from of share_ib(t) / draw_ib
 
-    and ends when its work is done. An op with no draw always runs at rate 1.
+    (1 when the budget does not bind) and ends when its work is done. An op with no draw
+    always runs at rate 1.
+
+Why max-min fair and not every stream slowed in proportion: a bus arbiter serves its
+requesters in turn, so a light stream (a small copy) keeps its rate while the heavy ones
+lose theirs; and the target's DDR bandwidth is fitted under this model from traced runs
+(:mod:`schedsearch.calibrate.ddr`), so it is the model under which that figure means
+what it says. The event simulator of programs (:func:`schedsearch.program.simulate.
+fluid_rates`) applies the same rule, vectorised over runs.
 
 Nothing else changes: an op that started after another op of its kernel had ended (in the
 uncontended schedule) still starts after it, so every lane, buffer and data order inside
@@ -37,10 +49,23 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Activity", "Contention", "simulate", "overloaded"]
+__all__ = ["Activity", "Contention", "simulate", "overloaded", "fair_shares"]
 
 #: Work left below this share of an op's work counts as done (float fluid rates).
 _EPSILON = 1e-9
+
+
+def fair_shares(draws: Sequence[float], capacity: float) -> list[float]:
+    """Max-min fair shares of ``capacity`` among streams asking for ``draws`` (same
+    order): in increasing order of draw, each gets its draw or an equal split of what is
+    left, whichever is less."""
+    shares = [0.0] * len(draws)
+    left = capacity
+    order = sorted(range(len(draws)), key=draws.__getitem__)
+    for position, index in enumerate(order):
+        shares[index] = min(draws[index], left / (len(draws) - position))
+        left -= shares[index]
+    return shares
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,14 +203,19 @@ class _Simulation:
                 self.running[name] = float(self.by_name[name].end - self.by_name[name].start)
 
     def _rates(self) -> dict[str, float]:
-        demand: dict[str, int] = {}
+        users: dict[str, list[str]] = {}
         for name in self.running:
             for budget, amount in self.by_name[name].draws.items():
-                demand[budget] = demand.get(budget, 0) + amount
-        factor = {b: min(1.0, self.capacities[b] / d) for b, d in demand.items() if d > 0}
-        return {name: min((factor[b] for b, amount in self.by_name[name].draws.items()
-                           if amount > 0), default=1.0)
-                for name in self.running}
+                if amount > 0:
+                    users.setdefault(budget, []).append(name)
+        rates = dict.fromkeys(self.running, 1.0)
+        for budget, names in users.items():
+            draws = [float(self.by_name[n].draws[budget]) for n in names]
+            for name, draw, share in zip(names, draws,
+                                         fair_shares(draws, self.capacities[budget]),
+                                         strict=True):
+                rates[name] = min(rates[name], share / draw)
+        return rates
 
     def _complete(self, now: float) -> None:
         done = sorted(n for n, left in self.running.items()

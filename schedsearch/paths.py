@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from checker import verify
@@ -61,6 +61,7 @@ from models.formats import (
     Target,
     schedule_to_dict,
 )
+from schedsearch.allotment import Allotment
 from schedsearch.contention import Activity, overloaded, simulate
 from schedsearch.engine.bounds.lower import lower_bound
 from schedsearch.engine.sequence import in_sequence
@@ -68,8 +69,8 @@ from schedsearch.engine.slicing import cross_task_edges, restrict, task_order
 
 __all__ = ["PATH_NAMES", "PathResult", "Comparison", "SolveOptions", "DEFAULT_OPTIONS",
            "Solver", "compare", "fallback_path", "separate_kernels", "concurrent_kernels",
-           "fused", "cross_task_events", "cross_task_event_edges", "PathOptions",
-           "path_options", "kernel_solves", "INTERLEAVED_SHARE", "BARRIER_SHARE",
+           "fused", "cross_task_events", "cross_task_event_edges", "PathWeights",
+           "path_weights", "kernel_solves", "INTERLEAVED_SHARE", "BARRIER_SHARE",
            "apportion", "speedup_bound", "score_path"]
 
 PATH_NAMES = ("separate", "concurrent", "fused-barrier", "fused-interleaved")
@@ -81,18 +82,25 @@ Solver = Callable[..., Schedule]
 
 @dataclass(frozen=True, slots=True)
 class SolveOptions:
-    """What every solve of a comparison gets: the same limit, seed and worker count, and
-    whether the search stops by its deterministic work budget (``reproducible``) or uses
-    the whole limit."""
+    """What every solve of a comparison gets: the same seed and worker count, whether the
+    search stops by its deterministic work budget (``reproducible``) or uses the whole
+    limit, and its limit: ``time_limit`` each, or, with an ``allotment``, the part of the
+    command's one time limit granted to it as it begins (:mod:`schedsearch.allotment`)."""
 
     time_limit: float = 10.0
     seed: int = 0
     workers: int = 2
     reproducible: bool = True
+    allotment: Allotment | None = field(default=None, compare=False)
 
-    def search(self) -> dict[str, float | int | bool]:
-        """These options as the keyword arguments of :func:`schedsearch.engine.search.solve`."""
-        return {"time_limit": self.time_limit, "seed": self.seed, "workers": self.workers,
+    def search(self, weight: float = 1.0) -> dict[str, float | int | bool]:
+        """The keyword arguments of :func:`schedsearch.engine.search.solve` for one solve
+        that begins now; with an allotment, its grant for ``weight`` (charged at once)."""
+        limits: dict[str, float] = {"time_limit": self.time_limit}
+        if self.allotment is not None:
+            grant = self.allotment.grant(weight)
+            limits = {"time_limit": grant.time_limit, "wall_limit": grant.wall_limit}
+        return {**limits, "seed": self.seed, "workers": self.workers,
                 "reproducible": self.reproducible}
 
 
@@ -336,13 +344,15 @@ def _lane_needs(problem: Problem, task: str) -> tuple[set[str], set[str]]:
     return used, required
 
 
-def _waves(problem: Problem, target: Target) -> list[list[str]]:
-    """Group tasks into waves: all predecessors in earlier waves, required lanes fit."""
+def _waves(problem: Problem, target: Target, order: Sequence[str] | None = None
+           ) -> list[list[str]]:
+    """Group tasks into waves: all predecessors in earlier waves, required lanes fit.
+    ``order`` is :func:`task_order`'s (computed when not given)."""
     preds = _task_preds(problem)
     needs = {t: _lane_needs(problem, t)[1] for t in problem.tasks}
     waves: list[list[str]] = []
     done: set[str] = set()
-    remaining = task_order(problem, target)
+    remaining = list(task_order(problem, target) if order is None else order)
     while remaining:
         wave: list[str] = []
         for task in remaining:
@@ -469,21 +479,23 @@ def _share_text(share: tuple[dict[str, int], dict[str, int], dict[str, tuple[int
 
 
 def concurrent_kernels(problem: Problem, target: Target, solver: Solver,
-                       options: SolveOptions, solo: Mapping[str, _Kernel]) -> _Concurrent:
+                       options: SolveOptions, solo: Mapping[str, _Kernel],
+                       order: Sequence[str] | None = None) -> _Concurrent:
     """Path 2: waves of concurrent kernels, placed one wave after another.
 
     ``solo`` are path 1's kernels: a wave of one task reuses its solo kernel, and their
     figures are the demands of the ``demand`` split. A wave whose best split is no faster
     than its kernels one after another (contention included), or that no split can host,
     runs them one after another instead and says so: path 2 is the best concurrent
-    configuration found, so the gain of path 4 over it is not inflated.
+    configuration found, so the gain of path 4 over it is not inflated. ``order`` is
+    :func:`task_order`'s, if the caller has it.
     """
     ops: dict[str, OpPlacement] = {}
     buffers: dict[str, BufferPlacement] = {}
     now = uncontended = contention = 0
     labels: list[str] = []
     any_overload = False
-    for wave in _waves(problem, target):
+    for wave in _waves(problem, target, order):
         runs = [] if len(wave) == 1 else [
             run for how in SPLITS
             if (run := _run_wave(problem, target, wave, how, solo, solver, options))]
@@ -515,9 +527,10 @@ def concurrent_kernels(problem: Problem, target: Target, solver: Solver,
 
 # ----------------------------------------------------------------------------- paths 3, 4
 def fused(problem: Problem, target: Target, solver: Solver, options: SolveOptions,
-          granularity: str) -> Schedule:
-    """Paths 3 (``granularity="task"``) and 4 (``"tile"``): one entry for every task."""
-    return solver(problem, target, granularity=granularity, **options.search())
+          granularity: str, weight: float = 1.0) -> Schedule:
+    """Paths 3 (``granularity="task"``) and 4 (``"tile"``): one entry for every task;
+    ``weight`` is the solve's in ``options.allotment``, if any."""
+    return solver(problem, target, granularity=granularity, **options.search(weight))
 
 
 def cross_task_event_edges(schedule: Schedule) -> list[tuple[str, str]]:
@@ -558,15 +571,17 @@ def _default_solver() -> Solver:
 
 
 def _separate(problem: Problem, target: Target, solver: Solver, options: SolveOptions,
-              costs: Overheads) -> tuple[PathResult, dict[str, _Kernel]]:
-    schedule, solo = separate_kernels(problem, target, solver, options)
+              costs: Overheads, order: Sequence[str] | None = None
+              ) -> tuple[PathResult, dict[str, _Kernel]]:
+    schedule, solo = separate_kernels(problem, target, solver, options, order)
     return score_path("separate", schedule, launches=len(problem.tasks), events=0, barriers=0,
                    costs=costs), solo
 
 
 def _concurrent(problem: Problem, target: Target, solver: Solver, options: SolveOptions,
-                costs: Overheads, solo: Mapping[str, _Kernel]) -> PathResult:
-    run = concurrent_kernels(problem, target, solver, options, solo)
+                costs: Overheads, solo: Mapping[str, _Kernel],
+                order: Sequence[str] | None = None) -> PathResult:
+    run = concurrent_kernels(problem, target, solver, options, solo, order)
     note = run.note
     if run.overloaded:
         note += ("; DDR demand exceeded the budget: ops stretched by the fluid model, so "
@@ -591,7 +606,7 @@ def fallback_path(problem: Problem, target: Target, name: str, *,
 
 
 #: Shares of a comparison's time limit when it is the budget of the whole comparison
-#: (``compare(whole_limit=True)``, what ``schedsearch compare --time-limit`` means): the
+#: (``options.allotment``, what ``schedsearch compare --time-limit`` means): the
 #: fused-interleaved search, the one a comparison is run for, gets half; the
 #: fused-barrier search a sixth; the kernels of paths 1 and 2 (each a problem of one
 #: task) share the rest evenly. Each solve counted separately took up to 7.5x the limit.
@@ -599,49 +614,49 @@ INTERLEAVED_SHARE = 0.5
 BARRIER_SHARE = 1 / 6
 
 
-def kernel_solves(problem: Problem, target: Target) -> int:
+def kernel_solves(problem: Problem, target: Target, order: Sequence[str] | None = None
+                  ) -> int:
     """How many kernels paths 1 and 2 solve: each task alone, and each task of a wave of
-    several once per split (:data:`SPLITS`)."""
+    several once per split (:data:`SPLITS`); ``order`` is :func:`task_order`'s, if known."""
     return len(problem.tasks) + sum(len(wave) * len(SPLITS)
-                                    for wave in _waves(problem, target) if len(wave) > 1)
+                                    for wave in _waves(problem, target, order)
+                                    if len(wave) > 1)
 
 
 @dataclass(frozen=True, slots=True)
-class PathOptions:
-    """The options of each kind of solve in one comparison."""
+class PathWeights:
+    """What each kind of solve of one comparison weighs in its allotment (a kernel 1)."""
 
-    kernels: SolveOptions
-    barrier: SolveOptions
-    interleaved: SolveOptions
+    barrier: float
+    interleaved: float
+    total: float
 
 
-def path_options(problem: Problem, target: Target, options: SolveOptions,
-                 whole_limit: bool) -> PathOptions:
-    """``options`` for every solve, or, with ``whole_limit``, ``options.time_limit`` shared
-    among them (:data:`INTERLEAVED_SHARE`, :data:`BARRIER_SHARE`, the kernels the rest):
-    the same shares at any speed, so ``reproducible`` still repeats."""
-    if not whole_limit:
-        return PathOptions(options, options, options)
-    total = options.time_limit
-    each = (1 - INTERLEAVED_SHARE - BARRIER_SHARE) * total / kernel_solves(problem, target)
-    return PathOptions(replace(options, time_limit=each),
-                       replace(options, time_limit=BARRIER_SHARE * total),
-                       replace(options, time_limit=INTERLEAVED_SHARE * total))
+def path_weights(kernels: int) -> PathWeights:
+    """The weights of :data:`INTERLEAVED_SHARE` and :data:`BARRIER_SHARE` beside
+    ``kernels`` solves of weight 1 that share the rest."""
+    rest = 1 - INTERLEAVED_SHARE - BARRIER_SHARE
+    barrier, interleaved = BARRIER_SHARE * kernels / rest, INTERLEAVED_SHARE * kernels / rest
+    return PathWeights(barrier, interleaved, kernels + barrier + interleaved)
 
 
 def compare(problem: Problem, target: Target, *, solver: Solver | None = None,
-            options: SolveOptions = DEFAULT_OPTIONS, whole_limit: bool = False) -> Comparison:
+            options: SolveOptions = DEFAULT_OPTIONS) -> Comparison:
     """Build, verify and score the four paths of the module docstring, in order.
 
-    ``options.time_limit`` is each solve's, or with ``whole_limit`` the comparison's,
-    shared among its solves (:func:`path_options`)."""
+    ``options.time_limit`` is each solve's; with ``options.allotment`` the comparison's
+    one limit is allotted to its solves in the shares of :data:`INTERLEAVED_SHARE` and
+    :data:`BARRIER_SHARE`, each granted its share of what is left as it begins."""
     solver = solver or _default_solver()
     costs = overheads(target)
     tasks = len(problem.tasks)
-    shares = path_options(problem, target, options, whole_limit)
-    separate, solo = _separate(problem, target, solver, shares.kernels, costs)
-    concurrent = _concurrent(problem, target, solver, shares.kernels, costs, solo)
-    task_schedule = fused(problem, target, solver, shares.barrier, "task")
+    order = task_order(problem, target)
+    weights = path_weights(kernel_solves(problem, target, order))
+    if options.allotment is not None:
+        options.allotment.plan(weights.total)
+    separate, solo = _separate(problem, target, solver, options, costs, order)
+    concurrent = _concurrent(problem, target, solver, options, costs, solo, order)
+    task_schedule = fused(problem, target, solver, options, "task", weights.barrier)
     barrier_note = ""
     if separate.device_makespan < task_schedule.makespan:
         barrier_note = (f"the search found {task_schedule.makespan}; the separate kernels' "
@@ -650,7 +665,7 @@ def compare(problem: Problem, target: Target, *, solver: Solver | None = None,
         task_schedule = replace(separate.schedule, meta={"path": "fused-barrier"})
     barrier = score_path("fused-barrier", task_schedule, launches=1, events=0,
                       barriers=max(0, tasks - 1), costs=costs, note=barrier_note)
-    tile = fused(problem, target, solver, shares.interleaved, "tile")
+    tile = fused(problem, target, solver, options, "tile", weights.interleaved)
     interleaved = score_path("fused-interleaved", tile, launches=1,
                           events=cross_task_events(tile), barriers=0, costs=costs)
     if interleaved.makespan > barrier.makespan:

@@ -32,6 +32,7 @@ from schedsearch.trace import (
     op_task,
     op_tracks,
 )
+from schedsearch.wording import counted
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -194,7 +195,7 @@ def _draw_violations(axes: Sequence[Axes], schedule: Schedule,
             for ax in axes:
                 ax.axvline(violation.time, color=_VIOLATION, linewidth=1.0, alpha=0.8)
     if violations:
-        axes[0].set_title(f"{len(violations)} violations: "
+        axes[0].set_title(f"{counted(len(violations), 'violation')}: "
                           f"{', '.join(sorted({v.code for v in violations}))}",
                           loc="left", fontsize="medium", color=_VIOLATION)
 

@@ -35,34 +35,10 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-#: How many times its work a reproducible search's wall-clock net is under
-#: :func:`wall_never_binds`: far beyond any load a shared machine reaches (at load 8 on
-#: 2 cores a search ran 4 times its work), so the work budget, which repeats, always
-#: stops the search first.
-UNHURRIED_NET = 1000.0
-
-
 @pytest.fixture
 def wall_never_binds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every reproducible search in the test stops by its deterministic work budget alone.
+    """Every reproducible search in the test stops by its deterministic work budget alone
+    (:func:`tests.clock.wall_never_binds`)."""
+    from tests.clock import wall_never_binds as unhurried
 
-    Why: a test that compares two searches, or counts the stages one ran, must not
-    depend on how much work fits into a wall-clock second. Each reproducible time budget
-    (every solve's, each task's solved alone inside one, tuning's screening and
-    finalists) gets a wall-clock net of :data:`UNHURRIED_NET` times its work instead of
-    its nominal limit; the work granted is unchanged, so the test takes the time it took
-    on an idle machine.
-    """
-    from schedsearch.engine.timebudget import TimeBudget
-
-    real = TimeBudget.start
-
-    def unhurried(seconds: float, *, wall: float | None = None, begin: float | None = None,
-                  reproducible: bool = True) -> TimeBudget:
-        if reproducible:
-            wall = UNHURRIED_NET * seconds
-        return real(seconds, wall=wall, begin=begin, reproducible=reproducible)
-
-    monkeypatch.setattr(TimeBudget, "start", staticmethod(unhurried))
-    monkeypatch.setattr("schedsearch.tuning.screen.WALL_SLACK", UNHURRIED_NET)
-    monkeypatch.setattr("schedsearch.tuning.joint.WALL_SLACK", UNHURRIED_NET)
+    unhurried(monkeypatch)

@@ -2,7 +2,8 @@
 
 A transfer of ``bytes`` on a rate mode ``cap`` starts streaming after its latency. Alone
 it streams at ``cap``; when several stream at once they share the bus of bandwidth ``B``
-max-min fairly (each gets at most its cap, the rest is split evenly among the others).
+max-min fairly (each gets at most its cap, the rest is split evenly among the others:
+the project's bus model, :func:`schedsearch.contention.fair_shares`).
 Given a measured run, the model predicts how many bytes each transfer moved in its
 measured streaming window; ``B`` is fitted so that these match the bytes it really moved
 (a robust fit of one parameter in log ratio, as :mod:`schedsearch.calibrate.fit`).
@@ -22,7 +23,7 @@ from scipy import optimize, special
 
 from schedsearch.calibrate.fit import OUTLIER_SIGMAS, loss_scale, robust_scale
 
-__all__ = ["TransferSlice", "DdrFit", "fair_shares", "streamed_bytes", "fit_ddr",
+__all__ = ["TransferSlice", "DdrFit", "streamed_bytes", "fit_ddr",
            "overlapping"]
 
 
@@ -53,17 +54,6 @@ class DdrFit:
     lower_bound: float
     slices: int
     sigma: float
-
-
-def fair_shares(caps: list[float], bandwidth: float) -> list[float]:
-    """Max-min fair rates of streams with ``caps`` on a bus of ``bandwidth`` (same order)."""
-    shares = [0.0] * len(caps)
-    left = bandwidth
-    order = sorted(range(len(caps)), key=caps.__getitem__)
-    for position, index in enumerate(order):
-        shares[index] = min(caps[index], left / (len(caps) - position))
-        left -= shares[index]
-    return shares
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
 
+from schedsearch.wording import counted
+
 __all__ = ["Status", "Parameter", "LevelResidual", "Pattern", "Outlier", "GroupReport",
            "KindError", "DdrReport", "CalibrationReport", "report_text"]
 
@@ -143,11 +145,12 @@ def _figure(value: float | None) -> str:
 def _parameter_line(p: Parameter) -> str:
     if p.held:
         return (f"    {p.name} = {_figure(p.value)} held at the target's figure  "
-                f"({p.rows} rows)")
+                f"({counted(p.rows, 'row')})")
     interval = f"[{_figure(p.low)}, {_figure(p.high)}]"
     written = "" if p.written is None else f" -> {_figure(p.written)}"
     prior = "" if p.prior is None else f" (was {_figure(p.prior)})"
-    return f"    {p.name} = {_figure(p.value)} {interval}{written}{prior}  ({p.rows} rows)"
+    rows = counted(p.rows, "row")
+    return f"    {p.name} = {_figure(p.value)} {interval}{written}{prior}  ({rows})"
 
 
 def report_text(report: CalibrationReport) -> str:
@@ -156,7 +159,7 @@ def report_text(report: CalibrationReport) -> str:
              f"intervals: simultaneous {report.joint_level:.0%} (each "
              f"{report.parameter_level:.4%}, Bonferroni); '->' is the figure written"]
     for group in report.groups:
-        lines.append(f"{group.engine}: {group.status.value}, {group.rows} rows, "
+        lines.append(f"{group.engine}: {group.status.value}, {counted(group.rows, 'row')}, "
                      f"typical error {group.sigma_percent:.2f}%")
         lines += [_parameter_line(p) for p in group.parameters]
         if group.unseparated:
@@ -173,17 +176,17 @@ def report_text(report: CalibrationReport) -> str:
     if report.ddr is not None:
         d = report.ddr
         if d.parameter is not None:
-            lines.append(f"DDR bus ({d.slices} overlapping transfers):")
+            lines.append(f"DDR bus ({counted(d.slices, 'overlapping transfer')}):")
             lines.append(_parameter_line(d.parameter))
         else:
-            lines.append(f"DDR bus ({d.slices} overlapping transfers): never bound; "
+            lines.append(f"DDR bus ({counted(d.slices, 'overlapping transfer')}): never bound; "
                          f"{d.budget} >= {_figure(d.lower_bound)} (not determined)")
     scope = "held-out rows" if report.held_out else "the fitted rows (nothing held out)"
     lines.append(f"errors of the calibrated target on {scope}:")
     for e in report.errors:
-        lines.append(f"    {e.kind:<10} {e.rows:>4} rows  MAPE {e.mape_percent:6.2f}%  "
+        lines.append(f"    {e.kind:<10} {counted(e.rows, 'row'):>9}  MAPE {e.mape_percent:6.2f}%  "
                      f"worst {e.worst_percent:6.2f}% ({e.worst_origin})")
     if report.unmodelled_ops:
-        lines.append(f"{report.unmodelled_ops} traced op(s) no cost group models were "
-                     f"left out")
+        lines.append(f"left out {counted(report.unmodelled_ops, 'traced op')} that no "
+                     f"cost group models")
     return "\n".join(lines)

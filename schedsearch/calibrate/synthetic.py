@@ -4,8 +4,10 @@ Nothing here is measured on a device. A *truth* is a target whose figures are se
 known parameter set (:data:`TRUTH_V75`: plausible figures that differ from the bundled
 assumptions, so that a calibration visibly moves them); rows get the truth's roofline
 duration times ``exp(N(0, noise))`` (relative jitter). A run of a schedule is simulated
-event by event: queues and waits as the schedule orders them, transfers sharing a bus of
-a known bandwidth (max-min fair, as :mod:`schedsearch.calibrate.ddr` models it).
+event by event by the program simulator (:mod:`schedsearch.program.simulate`, the one
+event simulator): queues and waits as the schedule orders them, transfers sharing a bus
+of a known bandwidth max-min fairly (:func:`schedsearch.contention.fair_shares`, the one
+bus model, which :mod:`schedsearch.calibrate.ddr` fits).
 
 ``python -m schedsearch.calibrate.synthetic -o FILE.csv`` writes the bundled example
 ``models/examples/measurements-v75.csv`` (seed 0), marked synthetic in its first lines;
@@ -35,7 +37,6 @@ from models.formats import (
 from models.layouts import layout_costs, strided_ns
 from models.targets import load_target
 from schedsearch.calibrate.calibration import set_figure
-from schedsearch.calibrate.ddr import fair_shares
 from schedsearch.calibrate.engines import model_figures
 from schedsearch.calibrate.measurements import (
     MATMUL,
@@ -47,6 +48,7 @@ from schedsearch.calibrate.measurements import (
 from schedsearch.calibrate.replay import measured_schedule
 from schedsearch.calibrate.work import Engine, FitRow, measurement_row, run_rows
 from schedsearch.chains.critical import predecessors
+from schedsearch.program.simulate import Jitter, RunPlan, run_plan
 from schedsearch.trace import schedule_to_trace, write_trace
 
 __all__ = ["TRUTH_V75", "TRUTH_BANDWIDTH", "truth_target", "synthetic_measurements",
@@ -185,47 +187,62 @@ def _ops(schedule: Schedule, truth: Target, rng: np.random.Generator,
 
 def synthetic_run(schedule: Schedule, truth: Target, *, bandwidth: float, seed: int,
                   noise: float = 0.03) -> MeasuredRun:
-    """A run of ``schedule`` on the truth, simulated event by event.
+    """A run of ``schedule`` on the truth, simulated by the program simulator
+    (:func:`schedsearch.program.simulate.run_plan`).
 
     An op starts at its planned start or, if later, once the ops it waits for have ended
     (the previous op in each of its units' queues, its ``after`` edges, the writers of
     what it reads); compute ops take their truth duration with jitter; a transfer waits
-    its latency, then streams its bytes (with jitter) sharing a bus of ``bandwidth``.
+    its latency (a node that draws nothing), then streams its bytes (with jitter) at its
+    mode's rate, sharing a bus of ``bandwidth`` as :func:`schedsearch.contention.
+    fair_shares` does (a node drawing its rate).
     """
-    rng = np.random.default_rng(seed)
-    ops = _ops(schedule, truth, rng, noise)
-    waits = predecessors(schedule)
-    planned = sorted(schedule.ops, key=lambda n: (schedule.ops[n].start, n))
-    now = 0.0
-    while planned or any(math.isnan(op.end) for op in ops.values()):
-        for name in [n for n in planned if schedule.ops[n].start <= now
-                     and all(not math.isnan(ops[w].end) for w in waits[n])]:
-            ops[name].start = now
-            planned.remove(name)
-        running = [op for op in ops.values() if not math.isnan(op.start)
-                   and math.isnan(op.end)]
-        streaming = [op for op in running if op.transfer and now >= op.start + op.latency]
-        shares = fair_shares([op.cap for op in streaming], bandwidth)
-        events = [op.start + op.duration for op in running if not op.transfer]
-        events += [op.start + op.latency for op in running if op.transfer
-                   and now < op.start + op.latency]
-        events += [now + op.left / share for op, share in zip(streaming, shares, strict=True)]
-        events += [float(schedule.ops[n].start) for n in planned
-                   if all(not math.isnan(ops[w].end) for w in waits[n])]
-        step = max(min(events) - now, 0.0) if events else math.inf
-        if math.isinf(step):
-            raise ValueError("the schedule's waits form a cycle")
-        for op, share in zip(streaming, shares, strict=True):
-            finished = now + op.left / share <= (now + step) * (1 + 1e-12)
-            op.left -= share * step
-            if finished:
-                op.end = now + step
-        now += step
-        for op in running:
-            if not op.transfer and op.start + op.duration <= now:
-                op.end = op.start + op.duration
-    return MeasuredRun(schedule, {name: (op.start, op.end) for name, op in ops.items()},
+    ops = _ops(schedule, truth, np.random.default_rng(seed), noise)
+    plan, first, last = _run_plan(schedule, ops, bandwidth)
+    runs = run_plan(plan, {}, 1, Jitter())
+    if np.isnan(runs.end).any():
+        raise ValueError("the schedule's waits form a cycle")
+    return MeasuredRun(schedule, {name: (float(runs.start[0, first[name]]),
+                                         float(runs.end[0, last[name]])) for name in ops},
                        "<synthetic run>")
+
+
+def _run_plan(schedule: Schedule, ops: dict[str, _Op], bandwidth: float
+              ) -> tuple[RunPlan, dict[str, int], dict[str, int]]:
+    """The run of :func:`synthetic_run` as a static plan: a node per op (a transfer's
+    latency, then a node streaming its bytes), released at the op's planned start and
+    ordered after the ops it waits for; and per op its first and last node."""
+    names: list[str] = []
+    duration: list[float] = []
+    release: list[float] = []
+    draw: list[float] = []
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    orders: list[tuple[int, int]] = []
+    for name, op in ops.items():
+        first[name] = last[name] = len(names)
+        names.append(name)
+        duration.append(op.latency if op.transfer else op.duration)
+        release.append(float(schedule.ops[name].start))
+        draw.append(0.0)
+        if op.transfer:
+            last[name] = len(names)
+            orders.append((first[name], last[name]))
+            names.append(f"{name} (streaming)")
+            duration.append(op.left / op.cap)
+            release.append(0.0)
+            draw.append(op.cap)
+    for name, waited in predecessors(schedule).items():
+        orders += [(last[before], first[name]) for before in sorted(waited)]
+    src, dst = (np.array(ends, dtype=np.int64) for ends in zip(*orders, strict=True)) \
+        if orders else (np.zeros(0, dtype=np.int64),) * 2
+    n = len(names)
+    plan = RunPlan(names=names, ops=n, duration=np.array(duration), kind=[None] * n,
+                   release=np.array(release), src=src, dst=dst, delay=np.zeros(len(src)),
+                   draws=np.array(draw).reshape(n, 1), capacity=np.array([bandwidth]),
+                   lanes=[], units=np.zeros((n, 0), dtype=np.int64),
+                   unit_counts=np.zeros(0, dtype=np.int64))
+    return plan, first, last
 
 
 def write_csv(rows: list[Measurement], stream: object, header: str) -> None:

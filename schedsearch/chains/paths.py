@@ -246,22 +246,21 @@ def solves_per_edge() -> int:
 
 
 def chain_paths(workload: Workload, target: Target, *,
-                options: SolveOptions = DEFAULT_OPTIONS,
-                whole_limit: bool = False) -> tuple[ChainResult, ...]:
+                options: SolveOptions = DEFAULT_OPTIONS) -> tuple[ChainResult, ...]:
     """Paths A, B and C of every edge of ``workload`` (module docstring).
 
     A workload without such an edge is an InputError (rule ``CHAIN``).
-    ``options.time_limit`` is each solve's, or with ``whole_limit`` the whole study's,
-    shared evenly among its solves (:func:`solves_per_edge` per edge).
+    ``options.time_limit`` is each solve's; with ``options.allotment`` the study's one
+    limit is allotted evenly to its solves (:func:`solves_per_edge` per edge), each
+    granted its part of what is left as it begins.
     """
     edges = chain_edges(workload)
     if not edges:
         raise InputError(f"no edge from a {'/'.join(PRODUCERS)} task to a "
                          f"{'/'.join(CONSUMERS)} task reading its output",
                          source=workload.source, path="$.tasks", rule="CHAIN")
-    if whole_limit:
-        options = replace(options,
-                          time_limit=options.time_limit / (len(edges) * solves_per_edge()))
+    if options.allotment is not None:
+        options.allotment.plan(len(edges) * solves_per_edge())
     launch = overheads(target).launch_ns
     results = []
     for edge in edges:

@@ -12,8 +12,8 @@ from schedsearch.commands.options import (
     add_target_option,
     dims_of,
 )
-from schedsearch.commands.wording import counted
 from schedsearch.engine.bounds.lower import lower_bound
+from schedsearch.wording import counted
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

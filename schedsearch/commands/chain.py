@@ -18,8 +18,8 @@ from typing import Any
 from models.workload import load_workload, workload_target
 from schedsearch.chains.paths import ChainResult, PathName, chain_paths
 from schedsearch.commands.options import add_search_options, add_target_option
+from schedsearch.commands.study import study_options
 from schedsearch.output import image_file
-from schedsearch.paths import SolveOptions
 
 
 def register(subparsers: Any) -> None:
@@ -46,9 +46,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload)
     target = workload_target(workload, args.target)
-    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers,
-                           reproducible=args.reproducible)
-    results = chain_paths(workload, target, options=options, whole_limit=True)
+    options = study_options(args)
+    results = chain_paths(workload, target, options=options)
     if args.json:
         print(json.dumps({"workload": workload.name, "target": target.name,
                           "time_unit": target.time_unit,

@@ -25,6 +25,7 @@ from schedsearch.chains.crossover import (
 )
 from schedsearch.chains.paths import PathName
 from schedsearch.commands.chain_study import number_list, run_per_example, study_parser
+from schedsearch.wording import counted
 
 
 def register(subparsers: Any) -> None:
@@ -60,12 +61,12 @@ def _print(name: str, edges: Sequence[EdgeCrossover]) -> None:
                 point = row[n]
                 times = " / ".join("-" if (m := point.makespan(k)) is None else f"{m:,}"
                                    for k in PathName)
-                cells.append(f"{n} passes: {point.winner.value} ({times})")
+                cells.append(f"{counted(n, 'pass')}: {point.winner.value} ({times})")
             print(f"  efficiency {efficiency:<5g} " + "; ".join(cells))
         wins = edge.a_wins
         print("  A wins nowhere on this grid" if not wins else
               "  A wins at " + ", ".join(f"(efficiency {p.strided_efficiency:g}, "
-                                         f"{p.scatter_passes} passes)" for p in wins))
+                                         f"{counted(p.scatter_passes, 'pass')})" for p in wins))
 
 
 def run(args: argparse.Namespace) -> int:

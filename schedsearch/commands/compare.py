@@ -24,12 +24,13 @@ from schedsearch.commands.options import (
     dims_of,
 )
 from schedsearch.commands.progress import Display, display
-from schedsearch.commands.wording import counted
+from schedsearch.commands.study import study_options
 from schedsearch.engine import interrupt
 from schedsearch.engine.search import solve
 from schedsearch.output import image_file, output_dir
-from schedsearch.paths import Comparison, SolveOptions, Solver, compare
+from schedsearch.paths import Comparison, Solver, compare
 from schedsearch.plans import make_plan, write_plan
+from schedsearch.wording import counted
 
 
 def register(subparsers: Any) -> None:
@@ -59,11 +60,10 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     problem, target = load_problem_input(args.workload, args.target, args.max_ops,
                                          dims_of(args))
-    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers,
-                           reproducible=args.reproducible)
+    options = study_options(args)
     with interrupt.cooperating(), display("compare") as shown:
         comparison = compare(problem, target, solver=_showing(shown, problem),
-                             options=options, whole_limit=True)
+                             options=options)
     if interrupt.requested():  # the paths searched after the request are not comparable
         raise interrupt.Interrupted
     figures = comparison.as_dict()
@@ -100,7 +100,7 @@ def _showing(shown: Display, checked: Problem) -> Solver:
     def solver(problem: Problem, target: Target, **options: Any) -> Schedule:
         nonlocal count
         count += 1
-        shown.stage(f"solve {count}", f"{problem.name}, {len(problem.ops)} ops, "
+        shown.stage(f"solve {count}", f"{problem.name}, {counted(len(problem.ops), 'op')}, "
                                       f"{options.get('granularity', 'tile')}", fresh=True)
         return solve(problem, target, progress=shown.progress,
                      validated=problem is checked, **options)

@@ -9,6 +9,7 @@ from models.onnx.lower import UNKNOWN, import_onnx
 from schedsearch.commands.options import add_dim_option, add_target_option, dims_of
 from schedsearch.output import STDOUT, output_file, write_with
 from schedsearch.tuning.workload_file import workload_toml
+from schedsearch.wording import counted
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,6 +41,6 @@ def run(args: argparse.Namespace) -> int:
         print(text, end="")
         return 0
     write_with(args.output, lambda stream: stream.write(text.encode("utf-8")))
-    print(f"{args.output}: {len(workload.tasks)} tasks on {workload.target}")
+    print(f"{args.output}: {counted(len(workload.tasks), 'task')} on {workload.target}")
     print(summary.table())
     return 0

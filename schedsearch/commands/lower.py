@@ -11,8 +11,8 @@ import argparse
 from models.errors import InputError
 from models.formats import read_schedule
 from schedsearch import output
-from schedsearch.commands.wording import counted
 from schedsearch.program import lower_report, program_to_dict
+from schedsearch.wording import counted
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import time
 
 from models.errors import InputError
 from models.workload import MAX_OPS
@@ -16,7 +17,7 @@ from models.workload import MAX_OPS
 __all__ = ["add_target_option", "add_search_options", "positive_number", "at_least_one",
            "seed_number", "MAX_SEED", "limit_seconds", "worker_count", "byte_count",
            "MAX_TIME_LIMIT", "MAX_WORKERS", "MAX_BYTES", "add_size_option", "add_dim_option",
-           "dim_binding", "dims_of"]
+           "dim_binding", "dims_of", "command_start"]
 
 
 def positive_number(text: str) -> float:
@@ -133,6 +134,14 @@ def add_size_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-ops", type=at_least_one, default=MAX_OPS, metavar="N",
                         help=f"refuse a workload that would tile into more than N ops, "
                              f"before tiling it (default {MAX_OPS:,})")
+
+
+def command_start(args: argparse.Namespace) -> float:
+    """When the command began, as a :func:`time.perf_counter` value: ``args.started``, set
+    by :mod:`schedsearch.cli` before the command's libraries were imported (now, for a
+    handler called without it). A command's ``--time-limit`` counts from here."""
+    started = getattr(args, "started", None)
+    return time.perf_counter() if started is None else float(started)
 
 
 def add_search_options(parser: argparse.ArgumentParser, *, time_limit: float,

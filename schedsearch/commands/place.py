@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 
 from schedsearch.commands.options import byte_count, limit_seconds, seed_number
-from schedsearch.commands.wording import counted
 from schedsearch.engine.placement import (
     place,
     placement_to_schedule_document,
@@ -20,6 +19,7 @@ from schedsearch.engine.placement import (
 )
 from schedsearch.engine.result import SolveStatus
 from schedsearch.output import output_file_only
+from schedsearch.wording import counted
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

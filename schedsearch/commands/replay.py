@@ -16,6 +16,7 @@ from models.formats import read_schedule
 from schedsearch.calibrate.measurements import read_trace
 from schedsearch.calibrate.replay import Replay, plot_replay, replay
 from schedsearch.output import image_file
+from schedsearch.wording import counted
 
 #: Ops listed in the text report (largest differences first); --json lists every op.
 _LISTED = 15
@@ -40,7 +41,7 @@ def _text(result: Replay, unit: str) -> str:
              else "-")
     lines = [f"makespan: measured {result.measured_makespan:.6g} {unit}, schedule "
              f"{result.schedule_makespan} {unit} (difference {result.difference:+.6g})",
-             f"measured critical path: {len(result.critical_path)} ops, measured "
+             f"measured critical path: {counted(len(result.critical_path), 'op')}, measured "
              f"{result.path_measured:.6g} vs modelled {result.path_modelled} "
              f"(excess {result.path_excess:+.6g}, {share} of the difference), "
              f"waiting {result.path_gaps:.6g}",

@@ -14,11 +14,11 @@ from typing import Any
 
 from models.formats import schedule_to_dict
 from schedsearch.commands.options import add_search_options
-from schedsearch.commands.wording import counted
 from schedsearch.engine import interrupt
 from schedsearch.output import output_file_only, write_json
 from schedsearch.paths import SolveOptions
 from schedsearch.plans import FALLBACK_PATHS, read_plans, read_request, select
+from schedsearch.wording import counted
 
 
 def register(subparsers: Any) -> None:
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     cost = choice.cost
     unit = request.target.time_unit
-    peak = ", ".join(f"{m} {b} bytes" for m, b in cost["peak_bytes"].items())
+    peak = ", ".join(f"{m} {counted(b, 'byte')}" for m, b in cost["peak_bytes"].items())
     print(f"{choice.kind}: {choice.path}" + (f" from {choice.plan.source}" if choice.plan
                                              else ""))
     print(f"reason: {choice.reason}")

@@ -21,6 +21,7 @@ from schedsearch.program.model import Program, read_program
 from schedsearch.program.policies import Policy
 from schedsearch.program.simulate import Jitter
 from schedsearch.program.stats import Study, simulate
+from schedsearch.wording import counted
 
 #: The most runs per policy accepted: each run keeps a row of every op's times.
 MAX_RUNS = 1_000_000
@@ -62,8 +63,11 @@ def _check_kinds(jitter: Jitter, target: Target) -> None:
 def _check_size(runs: int, program: Program) -> None:
     ops = len(program.schedule.ops)
     if runs * ops > MAX_OP_RUNS:
-        raise InputError(f"{runs:,} runs of {ops:,} ops is more than {MAX_OP_RUNS:,} op runs; "
-                         f"at most {max(1, MAX_OP_RUNS // max(ops, 1)):,} runs of this program",
+        most = max(1, MAX_OP_RUNS // max(ops, 1))
+        raise InputError(f"{counted(runs, 'run', grouped=True)} of "
+                         f"{counted(ops, 'op', grouped=True)} is more than {MAX_OP_RUNS:,} "
+                         f"op runs; at most {counted(most, 'run', grouped=True)} of this "
+                         f"program",
                          source="--runs", rule="OPTION")
 
 
@@ -99,7 +103,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _table(study: Study) -> str:
     static = study.static_makespan
-    lines = [f"static makespan {static}; {study.runs} runs, jitter {study.jitter}, "
+    lines = [f"static makespan {static}; {counted(study.runs, 'run')}, jitter {study.jitter}, "
              f"seed {study.seed}",
              f"{'policy':<10}{'static':>10}{'P50':>10}{'P95':>10}{'P99':>10}"
              f"{'P50/st':>8}{'P99/st':>8}{'ev.wait':>9}"]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any
 
 from models.errors import InputError
@@ -27,6 +26,7 @@ from schedsearch.commands.options import (
     add_search_options,
     add_size_option,
     add_target_option,
+    command_start,
     dims_of,
 )
 from schedsearch.commands.progress import display
@@ -35,6 +35,7 @@ from schedsearch.engine.hazards import GRANULARITIES
 from schedsearch.engine.result import EXIT_CODES, NoSchedule, SolveStatus, refusal
 from schedsearch.engine.search import SECONDARIES, SolveReport, solve_report
 from schedsearch.output import output_file_only, write_json
+from schedsearch.wording import counted
 
 
 def register(subparsers: Any) -> None:
@@ -49,7 +50,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("-o", "--output", metavar="OUT.json", required=True, type=output_file_only,
                         help="schedule file to write (whole or not at all)")
     add_search_options(parser, time_limit=10.0,
-                       time_help="wall-clock limit in seconds; the search uses all of it "
+                       time_help="wall-clock limit in seconds of the whole command, "
+                                 "reading the input included; the search uses all of it "
                                  "(or stops when it meets the lower bound), or, with "
                                  "--reproducible, stops earlier on its work budget")
     parser.add_argument("--granularity", choices=GRANULARITIES, default="tile",
@@ -103,7 +105,7 @@ def _secondary_line(secondary: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    started = time.perf_counter()  # tiling and checking the input count in the limit
+    started = command_start(args)  # imports, tiling and checking count in the limit
     try:
         try:
             problem, target = load_problem_input(args.input, args.target, args.max_ops,
@@ -111,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         except InputError as error:  # a problem that cannot fit is not unusable input
             raise refusal(error) from None
         with interrupt.cooperating(), display("solve", begin=started) as shown:
-            shown.stage("preparing", f"{len(problem.ops)} ops")
+            shown.stage("preparing", counted(len(problem.ops), "op"))
             report = solve_report(problem, target, time_limit=args.time_limit,
                                   seed=args.seed, workers=args.workers,
                                   reproducible=args.reproducible,

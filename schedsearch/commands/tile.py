@@ -14,8 +14,8 @@ from schedsearch.commands.options import (
     dims_of,
     positive_number,
 )
-from schedsearch.commands.wording import counted
 from schedsearch.output import STDOUT, output_file, write_json
+from schedsearch.wording import counted
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

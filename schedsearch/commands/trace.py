@@ -12,12 +12,12 @@ from models.formats import schedule_from_dict
 from models.jsonio import load_json_file
 from schedsearch.commands.options import seed_number
 from schedsearch.commands.reports import read_report_for
-from schedsearch.commands.wording import counted
 from schedsearch.output import output_file_only
 from schedsearch.program.model import PROGRAM_FORMAT, program_from_dict
 from schedsearch.program.runtrace import program_run_trace
 from schedsearch.program.simulate import Jitter
 from schedsearch.trace import schedule_to_trace, write_trace
+from schedsearch.wording import counted
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

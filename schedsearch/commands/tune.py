@@ -33,11 +33,11 @@ from schedsearch.commands.options import (
     add_dim_option,
     add_search_options,
     add_target_option,
+    command_start,
     dims_of,
     worker_count,
 )
 from schedsearch.commands.progress import display
-from schedsearch.commands.wording import counted
 from schedsearch.engine import interrupt
 from schedsearch.output import output_dir, output_file_only, write_json, write_with
 from schedsearch.tuning.batch import (
@@ -51,6 +51,7 @@ from schedsearch.tuning.batch import (
 )
 from schedsearch.tuning.joint import TuneResult, tune
 from schedsearch.tuning.workload_file import tuned_workload, workload_toml
+from schedsearch.wording import counted
 
 #: Rows of the candidate table.
 TOP = 8
@@ -70,7 +71,9 @@ def register(subparsers: Any) -> None:
                         help="tune every workload file in DIR instead of one")
     add_target_option(parser, default_from="the workload's")
     add_dim_option(parser)
-    add_search_options(parser, time_limit=10.0, time_help="budget per workload in seconds")
+    add_search_options(parser, time_limit=10.0,
+                       time_help="seconds per workload (for one workload, the budget of "
+                                 "the whole command, counted from its start)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.add_argument("-o", "--output", metavar="OUT.toml|OUT.json", type=output_file_only,
                         help="write the tuned workload (.toml) or the tuned schedule "
@@ -120,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         result = tune(workload, target, time_limit=args.time_limit, seed=args.seed,
                       workers=args.workers, reproducible=args.reproducible,
                       on_stage=lambda stage, note: shown.stage(stage, note, fresh=True),
-                      progress=shown.progress)
+                      progress=shown.progress, started=command_start(args))
     if interrupt.requested():  # configurations screened after the request were cut short
         raise interrupt.Interrupted
     if args.output and Path(args.output).suffix == ".toml":

@@ -16,8 +16,9 @@ from typing import Any
 
 from models.workload import load_problem_input
 from schedsearch.commands.options import add_search_options, add_target_option
+from schedsearch.commands.study import study_options
 from schedsearch.idealise import WhatIf, whatif
-from schedsearch.paths import SolveOptions
+from schedsearch.wording import counted
 
 
 def register(subparsers: Any) -> None:
@@ -40,13 +41,12 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     problem, target = load_problem_input(args.input, args.target)
-    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers,
-                           reproducible=args.reproducible)
-    result = whatif(problem, target, options=options, whole_limit=True)
+    options = study_options(args)
+    result = whatif(problem, target, options=options)
     if args.json:
         print(json.dumps(result.as_dict(), indent=1))
     else:
-        print(f"{problem.name} on {target.name}: {len(problem.ops)} ops; times in "
+        print(f"{problem.name} on {target.name}: {counted(len(problem.ops), 'op')}; times in "
               f"{target.time_unit}")
         print(format_table(result))
     return 0

@@ -9,6 +9,7 @@ import numpy as np
 
 from schedsearch import output
 from schedsearch.program.stats import Study
+from schedsearch.wording import counted
 
 __all__ = ["plot_study"]
 
@@ -29,7 +30,7 @@ def plot_study(study: Study, path: str | os.PathLike[str], title: str = "",
                label=f"static makespan {study.static_makespan:,}")
     ax.set_xlabel(f"makespan ({time_unit})")
     ax.set_ylabel("share of runs")
-    ax.set_title(title or f"{study.runs} runs, jitter {study.jitter}, seed {study.seed}")
+    ax.set_title(title or f"{counted(study.runs, 'run')}, jitter {study.jitter}, seed {study.seed}")
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize="small")
     figure.tight_layout()

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from schedsearch.wording import counted
+
 __all__ = ["Cycle", "Reach"]
 
 
@@ -24,7 +26,7 @@ class Cycle(Exception):
     """The orders form a cycle; ``nodes`` lists one, each before the next."""
 
     def __init__(self, nodes: list[int]) -> None:
-        super().__init__(f"a cycle through {len(nodes)} nodes")
+        super().__init__(f"a cycle through {counted(len(nodes), 'node')}")
         self.nodes = nodes
 
 

@@ -13,9 +13,10 @@ unit may serve. A run:
   lane kinds have free units (a ready node that does not fit holds back lower-priority
   nodes of the kinds it asks for: no backfilling);
 - a node's *work* is its modelled duration times a noise factor; budget draws share the
-  bus fluidly, as :mod:`schedsearch.contention` models it: at each instant every running
-  node progresses at ``min(1, min over its budgets of capacity / total draw)``
-  (:func:`fluid_rates`, the same formula vectorised over runs);
+  bus as :mod:`schedsearch.contention` models it: at each instant each budget is shared
+  max-min fairly among the running nodes drawing from it, and every running node
+  progresses at ``min over its budgets of share / draw`` (1 where no budget binds;
+  :func:`fluid_rates`, :func:`schedsearch.contention.fair_shares` vectorised over runs);
 - the makespan is the last end.
 
 Noise: a node of lane kind ``k`` lasts ``duration * exp(sigma_k z - sigma_k^2 / 2)`` with
@@ -131,17 +132,27 @@ def _work(plan: RunPlan, z: dict[str, np.ndarray], runs: int, jitter: Jitter) ->
 
 
 def fluid_rates(running: np.ndarray, draws: np.ndarray, capacity: np.ndarray) -> np.ndarray:
-    """Progress rate of each running node (runs x nodes): ``min(1, capacity / total
-    draw)`` over the budgets it draws from; 1 for a node that draws nothing."""
+    """Progress rate of each running node (runs x nodes): over the budgets it draws
+    from, the least of its max-min fair share / its draw (at most 1); 1 for a node that
+    draws nothing. Per budget, the users in increasing order of draw: the first whose
+    draw exceeds an equal split of what the smaller running ones left sets the level
+    every larger one gets (:func:`schedsearch.contention.fair_shares`)."""
     rate = np.ones(running.shape)
-    if not draws.size:
-        return rate
-    total = running.astype(float) @ draws
-    factor = np.minimum(1.0, capacity / np.maximum(total, 1e-300))
-    for b in range(draws.shape[1]):
-        users = draws[:, b] > 0
-        if users.any():
-            rate[:, users] = np.minimum(rate[:, users], factor[:, b:b + 1])
+    for b in range(draws.shape[1] if draws.size else 0):
+        users = np.flatnonzero(draws[:, b] > 0)
+        if not users.size:
+            continue
+        users = users[np.argsort(draws[users, b], kind="stable")]
+        draw = draws[users, b]
+        on = running[:, users]
+        asked = on * draw
+        taken = np.cumsum(asked, axis=1) - asked          # smaller running draws, whole
+        after = on.sum(axis=1, keepdims=True) - np.cumsum(on, axis=1) + on
+        level = (capacity[b] - taken) / np.maximum(after, 1)
+        binds = on & (draw > level)
+        first = binds.argmax(axis=1)
+        cap = np.where(binds.any(axis=1), level[np.arange(len(on)), first], np.inf)
+        rate[:, users] = np.minimum(rate[:, users], np.minimum(draw, cap[:, None]) / draw)
     return rate
 
 

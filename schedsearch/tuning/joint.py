@@ -19,8 +19,11 @@ The pipeline, under one time limit:
    configuration first, then the ``FINALISTS`` best screened ones, each with an equal
    share of the time left (computed from the work spent, so it too is deterministic).
 
-One :class:`~schedsearch.engine.timebudget.TimeBudget` keeps the time of a tuning run:
-screening spends a portion of its work, the finalists share what is left.
+One :class:`~schedsearch.engine.timebudget.TimeBudget` keeps the time of a tuning run,
+counted from ``started`` (a command's own start, so its imports and reading count):
+screening spends a portion of its work (and, using the time, at most ``SCREEN_SHARE``
+of the wall time left), the finalists are granted what is left as each begins
+(:class:`~schedsearch.allotment.Allotment`).
 
 The answer is the finalist with the shortest legal schedule, the default winning ties,
 so the tuned makespan is never worse than the default configuration's. A default that
@@ -48,6 +51,7 @@ from models.cost import cost_model
 from models.errors import InputError
 from models.formats import Problem, Schedule, Target
 from models.workload import Workload, tile
+from schedsearch.allotment import MIN_SECONDS, TAIL_SHARE, Allotment
 from schedsearch.engine import interrupt
 from schedsearch.engine.fallback import construct
 from schedsearch.engine.hazards import build_dag
@@ -74,6 +78,7 @@ from schedsearch.tuning.space import (
     solo,
     task_space,
 )
+from schedsearch.wording import counted
 
 __all__ = ["tune", "TuneResult", "Candidate", "SCREEN_SHARE", "SOLO_SHARE",
            "DEFAULT_DESCENT_SHARE", "FINALISTS"]
@@ -149,12 +154,15 @@ class TuneResult:
 def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: int = 0,
          workers: int = 2, finalists: int = FINALISTS, reproducible: bool = True,
          on_stage: Callable[[str, str], None] | None = None,
-         progress: Callable[[Progress], None] | None = None) -> TuneResult:
+         progress: Callable[[Progress], None] | None = None,
+         started: float | None = None) -> TuneResult:
     """The best configuration of ``workload`` on ``target`` found within ``time_limit``.
 
     ``on_stage(stage, note)`` hears when screening and each finalist's search begin,
     ``progress`` the finalists' searches (as :func:`schedsearch.engine.search.solve`'s);
-    ``reproducible`` is passed on to each finalist's search.
+    ``reproducible`` is passed on to each finalist's search. ``started`` (a
+    :func:`time.perf_counter` value, default now) is when the limit began: a command
+    passes its own start, so that its preparation counts too.
 
     Raises :class:`InputError` if neither the workload as given nor its leanest
     configuration can be tiled and scheduled on the target (the error is the one the
@@ -162,22 +170,22 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
     """
     if time_limit <= 0:
         raise InputError("time_limit must be positive", source="<options>", rule="OPTION")
-    begin = time.perf_counter()
+    begin = time.perf_counter() if started is None else started
     model = cost_model(target)
     spaces = tuple(task_space(task, model) for task in workload.tasks)
     default = default_configuration(spaces)
     if on_stage is not None:
-        on_stage("screening", f"{len(workload.tasks)} tasks")
+        on_stage("screening", counted(len(workload.tasks), "task"))
     # Work is counted in both modes: it sets the shares (``reproducible`` decides only
     # whether the finalists' searches stop by it or use the wall time).
-    budget = TimeBudget(work=time_limit, deadline=begin + time_limit,
+    time_budget = TimeBudget(work=time_limit, deadline=begin + time_limit,
                         reproducible=reproducible)
-    joint, individual = _screen(workload, target, spaces, budget)
+    joint, individual = _screen(workload, target, spaces, time_budget)
     ranked = joint.ranked()
     start = joint.seen.get(default)
     finals = ([start] if start is not None else []) + [
         e for e in ranked if e.configuration != default][:finalists + (start is None)]
-    results = _search(workload, target, finals, budget, seed, workers, on_stage, progress)
+    results = _search(workload, target, finals, time_budget, seed, workers, on_stage, progress)
     winner = min(range(len(finals)), key=lambda i: (results[i][0].makespan, i))
     searched = {e.configuration: s.makespan
                 for e, (s, full) in zip(finals, results, strict=True) if full}
@@ -201,11 +209,13 @@ def tune(workload: Workload, target: Target, *, time_limit: float = 10.0, seed: 
 
 
 def _screen(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...],
-            budget: TimeBudget) -> tuple[Screen, Configuration | None]:
-    """Screen ``SCREEN_SHARE`` of ``budget``'s time as work (see the module docstring,
-    and :func:`screening_budget` for its wall-clock net), charged to ``budget``: the
+            time_budget: TimeBudget) -> tuple[Screen, Configuration | None]:
+    """Screen ``SCREEN_SHARE`` of ``time_budget``'s time as work (see the module docstring,
+    and :func:`screening_budget` for its wall-clock net), charged to ``time_budget``: the
     workload's screen and the combination of individual bests (None for one task)."""
-    screening = screening_budget(SCREEN_SHARE * budget.work)
+    screening = screening_budget(SCREEN_SHARE * time_budget.work)
+    if not time_budget.reproducible:  # the wall time is the limit: screening gets its share
+        screening.deadline = min(screening.deadline, time_budget.share(SCREEN_SHARE).deadline)
     default = default_configuration(spaces)
     joint = Screen(workload, target, screening)
     try:
@@ -222,17 +232,17 @@ def _screen(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...],
     _descend_on(joint, spaces, start, screening, screening.left * DEFAULT_DESCENT_SHARE)
     if individual is not None:
         _descend_on(joint, spaces, individual, screening, screening.left)
-    budget.charge(screening.spent)
+    time_budget.charge(screening.spent)
     return joint, individual
 
 
 def _descend_on(joint: Screen, spaces: tuple[TaskSpace, ...], start: Configuration,
                 screening: TimeBudget, work: float) -> None:
     """The descent from ``start`` on a portion of ``work`` of the screening budget."""
-    joint.budget = screening.portion(work)
+    joint.time_budget = screening.portion(work)
     descend(joint, spaces, start)
-    screening.absorb(joint.budget)
-    joint.budget = screening
+    screening.absorb(joint.time_budget)
+    joint.time_budget = screening
 
 
 def _start(joint: Screen, spaces: tuple[TaskSpace, ...], default: Configuration
@@ -260,28 +270,31 @@ def _alone(workload: Workload, target: Target, spaces: tuple[TaskSpace, ...], in
     return space.default if best is None else best.configuration[0]
 
 
-def _search(workload: Workload, target: Target, chosen: list[Estimate], budget: TimeBudget,
-            seed: int, workers: int, on_stage: Callable[[str, str], None] | None,
+def _search(workload: Workload, target: Target, chosen: list[Estimate],
+            time_budget: TimeBudget, seed: int, workers: int,
+            on_stage: Callable[[str, str], None] | None,
             progress: Callable[[Progress], None] | None) -> list[tuple[Schedule, bool]]:
-    """Per finalist, its schedule and whether the full search produced it: each gets an
-    equal share of the work ``budget`` has left (the default, first, is always
-    searched; see the module docstring for the others without ``reproducible``)."""
-    share = max(budget.left, 0.0) / len(chosen)
+    """Per finalist, its schedule and whether the full search produced it: each is
+    granted an equal part of what ``time_budget`` has left as it begins
+    (:class:`~schedsearch.allotment.Allotment`): of the work with ``reproducible``
+    (``WALL_SLACK`` times that as its wall-clock net), else of the wall time, less
+    :data:`~schedsearch.allotment.TAIL_SHARE` of the limit kept for checking and output.
+    The default, first, is always searched; see the module docstring for the others
+    without ``reproducible``."""
+    tail = 0.0 if time_budget.reproducible else TAIL_SHARE * time_budget.work
+    allotment = Allotment(time_budget, tail=tail, planned=len(chosen))
     results: list[tuple[Schedule, bool]] = []
     for i, estimate in enumerate(chosen):
         problem = tile(apply(workload, estimate.configuration), target)
-        seconds = share
-        if not budget.reproducible:
-            seconds = min(share, budget.wall_left())
-            if i and seconds <= 0:
-                results.append((_constructive_schedule(problem, target, share), False))
-                continue
+        grant = allotment.grant()
+        if not time_budget.reproducible and i and grant.wall_limit <= MIN_SECONDS:
+            results.append((_constructive_schedule(problem, target, grant.time_limit), False))
+            continue
         if on_stage is not None:
-            on_stage(f"finalist {i + 1}/{len(chosen)}", f"{len(problem.ops)} ops")
-        seconds = max(seconds, 1e-3)
-        wall = WALL_SLACK * seconds if budget.reproducible else seconds
-        schedule = solve(problem, target, time_limit=seconds, seed=seed, workers=workers,
-                         reproducible=budget.reproducible, progress=progress,
+            on_stage(f"finalist {i + 1}/{len(chosen)}", counted(len(problem.ops), "op"))
+        wall = WALL_SLACK * grant.time_limit if time_budget.reproducible else grant.wall_limit
+        schedule = solve(problem, target, time_limit=grant.time_limit, seed=seed,
+                         workers=workers, reproducible=time_budget.reproducible, progress=progress,
                          validated=True, wall_limit=wall)  # tile() refuses what cannot run
         results.append((schedule, True))
     return results

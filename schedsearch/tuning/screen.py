@@ -99,7 +99,7 @@ class Screen:
 
     workload: Workload
     target: Target
-    budget: TimeBudget
+    time_budget: TimeBudget
     #: configuration -> its estimate, or None when it is infeasible
     seen: dict[Configuration, Estimate | None] = field(default_factory=dict)
     best: int | None = None
@@ -138,8 +138,8 @@ class Screen:
                 # (as work; the wall time left is its net): a configuration it cannot
                 # settle in that time is dropped like an infeasible one instead of
                 # eating the whole screening.
-                resort = TimeBudget.start(max(0.0, self.budget.left),
-                                          wall=self.budget.wall_left())
+                resort = TimeBudget.start(max(0.0, self.time_budget.left),
+                                          wall=self.time_budget.wall_left())
                 constructive = construct(inst, build_dag(inst, "tile"), budget=resort,
                                          priced=priced_modes(inst, relaxation)
                                          ).makespan(inst)
@@ -155,10 +155,10 @@ class Screen:
         """Spend ``ops`` screened ops; OutOfBudget if no work was left or the wall-clock
         net has passed (unless ``overdraw``: work that must be done whatever the budget),
         or a stop was requested (:mod:`schedsearch.engine.interrupt`)."""
-        spent = self.budget.left <= 0 or self.budget.wall_left() <= 0
+        spent = self.time_budget.left <= 0 or self.time_budget.wall_left() <= 0
         if (spent and not overdraw) or interrupt.requested():
             raise OutOfBudget
-        self.budget.charge(ops / UNITS_PER_SECOND)
+        self.time_budget.charge(ops / UNITS_PER_SECOND)
 
     def ranked(self) -> list[Estimate]:
         """Every scheduled (not pruned, not infeasible) estimate, best first."""

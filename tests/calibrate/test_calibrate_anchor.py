@@ -114,3 +114,9 @@ def test_the_bundled_csv_with_nine_tenths_held_out_is_scored(v75: Target) -> Non
     rows = read_csv(EXAMPLE)
     report = calibrate(v75, rows, [], sources=["m"], output="o", holdout=0.9).report
     assert report.held_out and sum(e.rows for e in report.errors) > len(rows) // 2
+
+
+def test_the_report_counts_one_row_in_the_singular(v75: Target) -> None:
+    text = report_text(calibrate(v75, _mixed_rows(), [], sources=["m.csv"], output="o").report)
+    (i8,) = [line for line in text.splitlines() if ".i8.macs_per_ns" in line]
+    assert i8.endswith("(1 row)") and "24 rows" in text and "1 rows" not in text

@@ -13,7 +13,6 @@ from models.formats import Schedule, Target
 from schedsearch.calibrate.calibration import calibrate
 from schedsearch.calibrate.ddr import (
     TransferSlice,
-    fair_shares,
     fit_ddr,
     overlapping,
     streamed_bytes,
@@ -25,6 +24,7 @@ from schedsearch.calibrate.synthetic import (
     synthetic_run,
 )
 from schedsearch.calibrate.work import Engine, run_rows
+from schedsearch.contention import fair_shares
 
 
 @given(st.lists(st.floats(0.5, 100), min_size=1, max_size=6), st.floats(0.5, 300))

@@ -15,9 +15,9 @@ from models.formats import schedule_to_dict, target_to_dict
 from models.targets import load_target
 from models.workload import load_workload, tile
 from schedsearch.cli import main
-from schedsearch.commands.wording import counted
 from schedsearch.engine.search import solve
 from schedsearch.version import package_version
+from schedsearch.wording import counted
 
 ROOT = Path(__file__).parents[2]
 
@@ -196,6 +196,12 @@ def test_schedcheck_help_cites_a_file_the_repository_has(
     (1, "configuration", "1 configuration"), (3, "box", "3 boxes")])
 def test_counted_nouns(number: int, noun: str, text: str) -> None:
     assert counted(number, noun) == text
+
+
+@pytest.mark.parametrize(("number", "text"), [(1, "1 traced op"),
+                                              (1234567, "1,234,567 traced ops")])
+def test_counted_groups_thousands_and_counts_the_last_word(number: int, text: str) -> None:
+    assert counted(number, "traced op", grouped=True) == text
 
 
 def test_tile_counts_in_the_singular(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

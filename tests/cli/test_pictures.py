@@ -51,5 +51,5 @@ def test_plot_draws_a_report_and_labels_the_ddr_axis(
     out = tmp_path / "gantt.svg"
     svg = _svg_text(lambda: main(["plot", str(schedule_file), "-o", str(out),
                                   "--violations", str(report)]), out)
-    assert "1 violations: LANE_OVERLAP" in svg
+    assert "1 violation: LANE_OVERLAP" in svg and "1 violations" not in svg
     assert "(bytes/ns)" in svg

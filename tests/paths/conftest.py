@@ -6,6 +6,7 @@ import pytest
 
 from models.formats import Problem, Target
 from schedsearch.paths import Comparison, compare
+from tests.clock import wall_never_binds
 from tests.paths.paths_workloads import CHAIN, COPIES, OPTIONS, PAIR, tiled
 
 
@@ -27,5 +28,7 @@ def copies() -> tuple[Problem, Target]:
 @pytest.fixture(scope="session")
 def compared(pair: tuple[Problem, Target], chain: tuple[Problem, Target],
              copies: tuple[Problem, Target]) -> dict[str, Comparison]:
-    return {name: compare(*problem, options=OPTIONS)
-            for name, problem in (("pair", pair), ("chain", chain), ("copies", copies))}
+    with pytest.MonkeyPatch.context() as patch:  # the same comparisons at any load
+        wall_never_binds(patch)
+        return {name: compare(*problem, options=OPTIONS)
+                for name, problem in (("pair", pair), ("chain", chain), ("copies", copies))}

@@ -69,3 +69,14 @@ def test_zero_length_ops_at_one_instant_do_not_deadlock() -> None:
 def test_draw_on_a_budget_without_capacity_is_refused() -> None:
     with pytest.raises(ValueError, match="no capacity"):
         simulate([Activity("A", "k", 0, 10, {"L2_BW": 1})], CAPACITY)
+
+
+def test_a_light_stream_keeps_its_rate_beside_a_heavy_one() -> None:
+    """Max-min fair, not proportional: on a bus of 40, A asks 10 and B 50; A gets its 10
+    (never slowed: 100 ticks), B the other 30 (rate 0.6) while A runs, then the whole bus
+    (its draw 50 > 40: rate 0.8). B's 100 units: 60 by 100, the last 40 at 0.8 -> 150.
+    Proportional sharing would have slowed A too (to 40/60)."""
+    result = simulate([Activity("A", "k1", 0, 100, {"DDR_BW": 10}),
+                       Activity("B", "k2", 0, 100, {"DDR_BW": 50})], {"DDR_BW": 40})
+    assert result.windows["A"] == (0, 100)
+    assert result.windows["B"] == (0, 150)

@@ -217,3 +217,31 @@ def test_simulate_plot_says_what_it_wrote_with_the_time_unit(tmp_path, capsys,
                  str(picture)]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == f"wrote {picture}"
     assert picture.stat().st_size > 0 and labels == ["makespan (ns)"]
+
+
+def test_simulate_counts_one_run_in_the_singular(tmp_path, capsys) -> None:
+    assert main(["simulate", _tiny_file(tmp_path), "--runs", "1", "--jitter", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "; 1 run, jitter" in out and "1 runs" not in out
+
+
+@pytest.mark.parametrize(("draws", "capacity"), [
+    ([10.0, 50.0, 0.0], 40.0), ([30.0, 30.0, 30.0], 60.0), ([5.0, 20.0, 40.0], 100.0),
+    ([70.0, 1.0, 2.0], 30.0)])
+def test_fluid_rates_are_contention_s_fair_shares(draws: list[float],
+                                                 capacity: float) -> None:
+    """The simulator's bus is :func:`schedsearch.contention.fair_shares`, vectorised: a
+    light stream keeps its rate beside a heavy one (10 of 40 beside 50: rates 1 and 0.6),
+    every subset of running nodes gives each its share over its draw."""
+    from itertools import product
+
+    from schedsearch.contention import fair_shares
+
+    matrix = np.array([[d] for d in draws])
+    masks = np.array(list(product([False, True], repeat=len(draws))))
+    rates = fluid_rates(masks, matrix, np.array([capacity]))
+    for mask, rate in zip(masks, rates, strict=True):
+        drawing = [i for i in range(len(draws)) if mask[i] and draws[i] > 0]
+        shares = fair_shares([draws[i] for i in drawing], capacity)
+        assert [rate[i] for i in drawing] == pytest.approx(
+            [share / draws[i] for i, share in zip(drawing, shares, strict=True)])

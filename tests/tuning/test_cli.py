@@ -68,9 +68,10 @@ def test_many_on_dask_gives_the_local_results_and_a_rerun_skips_them(tmp_path: P
     _write_batch(batch)
     (batch / "broken.toml").write_text("name = 'x'\n")
     local, remote = tmp_path / "local", tmp_path / "dask"
-    # far longer than every search needs to prove its optimum, so that the wall-clock
-    # guard never fires: the results then repeat exactly (the searches end at the optimum)
-    common = ["tune", "--many", str(batch), "--time-limit", "10"]
+    # reproducible, and far longer than every search needs to prove its optimum: the
+    # results then repeat exactly (using the time, a loaded machine's wall clock would
+    # cut screening at a point of its own: its limit is the run's whole budget)
+    common = ["tune", "--many", str(batch), "--time-limit", "10", "--reproducible"]
     assert main([*common, "--results", str(local), "--jobs", "1"]) == 2  # broken.toml
     err = capsys.readouterr().err
     assert "3/3" in err and "broken" in err
