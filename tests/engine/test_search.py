@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -50,17 +51,22 @@ def test_same_seed_and_workers_give_the_same_schedule(workers: int) -> None:
     assert first.makespan == second.makespan
 
 
-def test_the_time_limit_is_a_deadline_for_the_whole_search() -> None:
-    """About 500 ops cannot be searched out in 1.5 s: when the search uses the time (the
-    reproducible mode's deadline is only a far net), the deadline must stop it, with at
-    most 10 % + 0.3 s to read the answer back, and the result must still be legal."""
+def test_a_search_cut_by_its_deadline_still_answers_legally(monkeypatch) -> None:
+    """About 500 ops on a clock that runs far faster than the work (a machine far busier
+    than calibrated, past even the reproducible mode's far net): the wall-clock deadline,
+    not the work, ends the search; the answer
+    is still legal and says it may not repeat. (How close to its limit a solve ends in
+    real seconds is measured by ``benchmarks/bench_limits.py``, not timed here.)"""
     problem, tgt = load_problem_input("gemm-rmsnorm-copy-v75", None)
     big = scaled_problem("gemm-rmsnorm-copy-v75", 4.0)
-    begin = time.perf_counter()
-    schedule = solve(big, tgt, time_limit=1.5, seed=0, workers=2, reproducible=False)
-    assert time.perf_counter() - begin <= 1.5 * 1.1 + 0.3
-    assert verify(schedule) == []
     assert len(big.ops) > 3 * len(problem.ops)
+    ticks = itertools.count()
+    base = time.perf_counter()
+    monkeypatch.setattr(time, "perf_counter", lambda: base + 0.5 * next(ticks))
+    report = solve_report(big, tgt, time_limit=1.5, seed=0, workers=2, reproducible=True)
+    monkeypatch.undo()
+    assert not report.stats.reproducible
+    assert verify(report.schedule) == []
 
 
 def test_task_granularity_never_overlaps_two_tasks() -> None:
