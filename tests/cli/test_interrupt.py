@@ -19,9 +19,10 @@ from checker import verify
 from schedsearch import cli
 from schedsearch.engine import interrupt
 
-#: How long to wait for the search to start, and then to stop, before failing.
-STARTUP_S = 30.0
-STOP_S = 10.0
+#: How long to wait for the search to start, and then to stop, before failing: nets for
+#: a hang, not speed goals (a stop at load 15 on 2 cores took more than 10 s).
+STARTUP_S = 60.0
+STOP_S = 60.0
 
 
 def _signalled(signum: int, out: Path) -> tuple[int, str]:
@@ -43,13 +44,11 @@ def _signalled(signum: int, out: Path) -> tuple[int, str]:
         if "constructive" in line or not line:  # the search is under way (or it died)
             break
     child.send_signal(signum)
-    begin = time.monotonic()
     try:
         _, rest = child.communicate(timeout=STOP_S)
     except subprocess.TimeoutExpired:
         child.kill()
         pytest.fail(f"still running {STOP_S} s after the signal")
-    assert time.monotonic() - begin < STOP_S
     return child.returncode, "".join(lines) + rest
 
 
