@@ -29,7 +29,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "side by side; memory:M, the address space times time the buffers of "
                     "memory M need; exclusion:M, ops whose buffers of M cannot all fit "
                     "at once; gaps:M, what memory forces into each gap between the ops "
-                    "that run apart (docs/search.md). PROBLEM is an npu-problem/1 file "
+                    "that run apart; head_tail:K and phases:K, the waits the orders "
+                    "of every legal schedule force on lane kind K, before its first op, "
+                    "after its last and between phases (docs/search.md, docs/bounds.md). "
+                    "PROBLEM is an npu-problem/1 file "
                     "or a workload (docs/models.md has the formulas).")
     parser.add_argument("problem", metavar="PROBLEM",
                         help="npu-problem/1 file, workload file or example name")

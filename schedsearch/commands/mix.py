@@ -34,6 +34,7 @@ from schedsearch.mix.policies import Goal
 from schedsearch.mix.serve import MixReport, serve
 from schedsearch.output import image_file, output_file_only, write_json
 from schedsearch.paths import SolveOptions
+from schedsearch.wording import counted
 
 
 def register(subparsers: Any) -> None:
@@ -82,8 +83,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.as_dict(), indent=1))
     else:
-        print(f"{mix.name} on {target.name}: {len(mix.requests)} requests; times in "
-              f"{target.time_unit}")
+        print(f"{mix.name} on {target.name}: {counted(len(mix.requests), 'request')}; "
+              f"times in {target.time_unit}")
         print(format_tables(report))
     searched = report.runs["searched"]
     if args.output:

@@ -47,3 +47,11 @@ def test_json_shape_schedule_and_missed_deadline(tmp_path, capsys, wall_never_bi
     assert written["makespan"] == document["policies"]["searched"]["device_makespan"]
     assert picture.stat().st_size > 0
     assert schedcheck(["verify", str(out)]) == 0
+
+
+def test_one_request_is_counted_in_the_singular(tmp_path, capsys, wall_never_binds) -> None:
+    path = tmp_path / "m.toml"
+    path.write_text(MIX[:MIX.index("[[requests]]\nname = \"d0\"")])  # the prefill only
+    assert cli.main(["mix", str(path), "--time-limit", "0.05", "--reproducible"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("cli-mix on hexagon-v75: 1 request; times in ")
