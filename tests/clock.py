@@ -63,5 +63,4 @@ def wall_never_binds(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(seconds, wall=wall, begin=begin, reproducible=reproducible)
 
     monkeypatch.setattr(TimeBudget, "start", staticmethod(unhurried))
-    monkeypatch.setattr("schedsearch.tuning.screen.WALL_SLACK", UNHURRIED_NET)
     monkeypatch.setattr("schedsearch.tuning.joint.WALL_SLACK", UNHURRIED_NET)

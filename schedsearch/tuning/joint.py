@@ -58,9 +58,8 @@ from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.search import Progress, solve
 from schedsearch.engine.solution import to_schedule
-from schedsearch.engine.timebudget import TimeBudget
+from schedsearch.engine.timebudget import WALL_SLACK, TimeBudget
 from schedsearch.tuning.screen import (
-    WALL_SLACK,
     Estimate,
     OutOfBudget,
     Screen,

@@ -13,7 +13,7 @@ as work, not wall time, so that a seed gives the same answer on any machine: eac
 charges the ops of its tiled problem (plus ``STAGE_UNITS``) once for tiling and bounding
 and once more for the list scheduler, at ``UNITS_PER_SECOND`` ops per calibrated second
 (about 60 us per op and stage on a 2-core machine). Its wall-clock deadline, far beyond the work
-(:func:`screening_budget`: ``WALL_SLACK`` times it plus ``WALL_GRACE`` seconds), is only
+(:func:`screening_budget`: the search's own far net), is only
 a safety net for a slow or overloaded machine; running out of either raises
 :class:`OutOfBudget`, which ends the descent between two screens.
 
@@ -27,7 +27,6 @@ bandwidth between tasks steer the choice.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 from models.errors import InputError
@@ -42,7 +41,7 @@ from schedsearch.engine.portfolio import priced_modes
 from schedsearch.engine.timebudget import TimeBudget
 from schedsearch.tuning.space import Configuration, TaskSpace, apply, coordinates, neighbours
 
-__all__ = ["UNITS_PER_SECOND", "STAGE_UNITS", "WALL_SLACK", "WALL_GRACE", "screening_budget",
+__all__ = ["UNITS_PER_SECOND", "STAGE_UNITS", "screening_budget",
            "OutOfBudget", "Estimate", "Screen", "descend"]
 
 #: Ops x stages screened per calibrated second of work; see the module docstring.
@@ -52,25 +51,15 @@ UNITS_PER_SECOND = 16_000
 #: screen took 20-25 ms. Without it a small workload's screening spent almost no work
 #: and ran until the wall-clock net stopped it, at a point that depends on the load.
 STAGE_UNITS = 200
-#: The wall-clock safety net of a tuning run: this many times its calibrated seconds,
-#: plus ``WALL_GRACE`` seconds (a short budget must not depend on a process's first-call
-#: costs). A machine up to about this much slower than calibrated (a loaded one) still
-#: gives the same answer: on a 2-core machine at load average 8, LNS ran 4 times its
-#: work in wall time, so at 2 and at 4 the same seed gave different candidates in
-#: ``tests/tuning/test_tune.py``. The finalists' searches get the same net.
-WALL_SLACK = 8.0
-WALL_GRACE = 1.0
-
-
 class OutOfBudget(Exception):
     """The screening budget is spent: the descent stops where it is."""
 
 
 def screening_budget(seconds: float) -> TimeBudget:
-    """``seconds`` of screening work, with the loose wall-clock net of the module
-    docstring; portions of it (:meth:`TimeBudget.portion`) go to each descent."""
-    return TimeBudget(work=seconds,
-                      deadline=time.perf_counter() + WALL_SLACK * seconds + WALL_GRACE)
+    """``seconds`` of screening work, with the reproducible budget's far wall-clock net
+    (:data:`~schedsearch.engine.timebudget.WALL_SLACK`); portions of it
+    (:meth:`TimeBudget.portion`) go to each descent."""
+    return TimeBudget.start(seconds, reproducible=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,8 @@ from models.formats import Target, schedule_to_dict
 from models.targets import load_target
 from models.workload import Workload, load_workload, tile, workload_from_dict
 from schedsearch.engine.search import solve
+from schedsearch.engine.timebudget import WALL_GRACE, WALL_SLACK
 from schedsearch.tuning.joint import TuneResult, tune
-from schedsearch.tuning.screen import WALL_GRACE, WALL_SLACK
 from schedsearch.tuning.space import solo
 from tests.tuning.workloads import configured, small_vtcm, tiny
 
