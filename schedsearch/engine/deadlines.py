@@ -39,7 +39,6 @@ completes; groups that share no buffer (the requests of a mix) need nothing more
 
 from __future__ import annotations
 
-import heapq
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -69,7 +68,7 @@ from schedsearch.engine.lns import (
     window,
 )
 from schedsearch.engine.offsets import place_offsets
-from schedsearch.engine.orders import tails
+from schedsearch.engine.orders import keyed_order, tails
 from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.portfolio import CHARGE_PER_TRY
 from schedsearch.engine.result import NoSchedule, SolveStatus
@@ -279,24 +278,6 @@ def unmeetable_groups(problem: Problem, target: Target, objectives: Objectives
 
 
 # ------------------------------------------------------------------------- list pass
-def _topological(dag: Dag, key: Sequence[tuple[float, float, int]]) -> list[int]:
-    """The ops in the topological order that takes the ready node of smallest ``key``
-    first (barriers pass at once without entering the order)."""
-    missing = [len(p) for p in dag.preds]
-    heap = [key[v] for v in range(dag.n_nodes) if not missing[v]]
-    heapq.heapify(heap)
-    order = []
-    while heap:
-        v = heapq.heappop(heap)[-1]
-        if v < dag.n_ops:
-            order.append(v)
-        for s, _ in dag.succs[v]:
-            missing[s] -= 1
-            if not missing[s]:
-                heapq.heappush(heap, key[s])
-    return order
-
-
 def deadline_pass(inst: Instance, dag: Dag, view: GroupView,
                   budget: TimeBudget | None = None) -> Solution | None:
     """The best (:meth:`GroupView.score`) of the list scheduler's passes on the sequence
@@ -322,7 +303,7 @@ def deadline_pass(inst: Instance, dag: Dag, view: GroupView,
     keys = [(float("-inf"), 0.0, v) if v >= dag.n_ops else
             (*(rank[view.op_group[v]] if view.op_group[v] >= 0 else last), v)
             for v in range(dag.n_nodes)]
-    order = _topological(dag, keys)
+    order = keyed_order(dag, keys)
     tail = tails(inst, dag)
     best: Solution | None = None
     for width in PASS_WINDOWS:

@@ -15,7 +15,7 @@ from schedsearch.engine.instance import Instance
 
 __all__ = ["tails", "breadth_order", "problem_order", "interleaved_order", "LARGE_SHARE",
            "large_buffers", "task_ranks", "hungriest_first_order", "depth_order",
-           "frugal_order", "serial_peaks"]
+           "frugal_order", "serial_peaks", "keyed_order"]
 
 
 def tails(inst: Instance, dag: Dag, allowed: Sequence[Sequence[int]] | None = None
@@ -43,7 +43,7 @@ def _heads(inst: Instance, dag: Dag) -> list[int]:
     return head
 
 
-def _topological(dag: Dag, key: Sequence[tuple[Any, ...]]) -> list[int]:
+def keyed_order(dag: Dag, key: Sequence[tuple[Any, ...]]) -> list[int]:
     """The ops of ``dag`` in the topological order that always takes the ready node of
     smallest ``key`` (one per node, ending with the node's index, which breaks ties);
     barrier nodes pass without entering the order."""
@@ -65,14 +65,14 @@ def _topological(dag: Dag, key: Sequence[tuple[Any, ...]]) -> list[int]:
 def breadth_order(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]:
     """Ops in a topological order by earliest possible start, then critical path."""
     head = _heads(inst, dag)
-    return _topological(dag, [(head[v], -tail[v], v) for v in range(dag.n_nodes)])
+    return keyed_order(dag, [(head[v], -tail[v], v) for v in range(dag.n_nodes)])
 
 
 def problem_order(dag: Dag) -> list[int]:
     """Ops in a topological order that keeps the problem's own op order where it can
     (task by task, as the operator library emits them): the ready op of lowest index
     first."""
-    return _topological(dag, [(v,) for v in range(dag.n_nodes)])
+    return keyed_order(dag, [(v,) for v in range(dag.n_nodes)])
 
 
 def interleaved_order(inst: Instance, dag: Dag) -> list[int]:
@@ -93,7 +93,7 @@ def interleaved_order(inst: Instance, dag: Dag) -> list[int]:
         work[task] = done_before[i] + inst.min_duration(i)
     share = [done_before[i] / max(1, work[inst.op_task[i]]) for i in range(inst.n_ops)]
     share += [-1.0] * (dag.n_nodes - inst.n_ops)  # barriers pass as soon as they can
-    return _topological(dag, [(share[v], v) for v in range(dag.n_nodes)])
+    return keyed_order(dag, [(share[v], v) for v in range(dag.n_nodes)])
 
 
 #: A buffer of at least 1/LARGE_SHARE of its memory is *large*: few fit at once, and the
@@ -136,7 +136,7 @@ def hungriest_first_order(inst: Instance, dag: Dag) -> list[int]:
     rank = task_ranks(inst)
     key = [(rank[inst.op_task[v]], v) for v in range(inst.n_ops)]
     key += [(-1, v) for v in range(inst.n_ops, dag.n_nodes)]  # barriers pass at once
-    return _topological(dag, key)
+    return keyed_order(dag, key)
 
 
 def depth_order(dag: Dag, tail: Sequence[int]) -> list[int]:
