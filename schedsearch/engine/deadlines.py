@@ -57,7 +57,7 @@ from schedsearch.engine.cpsat.objective import (
 )
 from schedsearch.engine.cpsat.variables import Incumbent, Status
 from schedsearch.engine.hazards import Dag, build_dag
-from schedsearch.engine.instance import Instance, build_instance
+from schedsearch.engine.instance import Instance, Resource, build_instance
 from schedsearch.engine.lns import (
     CHARGE_PER_NODE,
     CHARGE_PER_SCAN,
@@ -189,26 +189,16 @@ def _chains(inst: Instance, dag: Dag) -> list[int]:
     return end
 
 
-def _work(inst: Instance, view: GroupView) -> tuple[list[dict[tuple[str, str], int]],
-                                                     dict[tuple[str, str], int]]:
+def _work(inst: Instance, view: GroupView) -> tuple[list[dict[Resource, int]],
+                                                     dict[Resource, int]]:
     """Per group, its least work on each lane kind and budget; and their capacities."""
-    work: list[dict[tuple[str, str], int]] = [{} for _ in view.names]
+    work: list[dict[Resource, int]] = [{} for _ in view.names]
     for v, g in enumerate(view.op_group):
         if g < 0:
             continue
-        least: dict[tuple[str, str], int] = {}
-        modes = inst.modes[v]
-        for k, mode in enumerate(modes):
-            draws = {("lane", n): u for n, u in mode.lanes}
-            draws.update({("budget", n): u for n, u in mode.budgets})
-            for key in set(least) | set(draws):
-                cost = mode.duration * draws.get(key, 0)
-                least[key] = cost if k == 0 else min(least.get(key, 0), cost)
-        for key, cost in least.items():
+        for key, cost in inst.least_work(v).items():
             work[g][key] = work[g].get(key, 0) + cost
-    capacity = {**{("lane", n): c for n, c in inst.target.lanes.items()},
-                **{("budget", n): c for n, c in inst.target.budgets.items()}}
-    return work, capacity
+    return work, inst.capacities()
 
 
 def _infeasible(model: cp_model.CpModel, literals: Sequence[cp_model.IntVar]

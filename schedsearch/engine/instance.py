@@ -14,7 +14,10 @@ from dataclasses import dataclass
 
 from models.formats import Problem, Target
 
-__all__ = ["ModeView", "Instance", "build_instance"]
+__all__ = ["ModeView", "Instance", "Resource", "build_instance"]
+
+#: A lane kind ``("lane", K)`` or a budget ``("budget", B)``.
+Resource = tuple[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,23 @@ class Instance:
 
     def min_duration(self, op: int) -> int:
         return min(mode.duration for mode in self.modes[op])
+
+    def least_work(self, op: int) -> dict[Resource, int]:
+        """Per lane kind ``("lane", K)`` and budget ``("budget", B)`` that a mode of
+        ``op`` uses, the least duration x amount over its modes (0 where a mode does
+        without it): what ``op`` puts on it in any schedule."""
+        keys = {(kind, name) for mode in self.modes[op]
+                for kind, pairs in (("lane", mode.lanes), ("budget", mode.budgets))
+                for name, _ in pairs}
+        return {key: min(mode.duration * dict(mode.lanes if key[0] == "lane"
+                                              else mode.budgets).get(key[1], 0)
+                         for mode in self.modes[op]) for key in keys}
+
+    def capacities(self) -> dict[Resource, int]:
+        """The units of each lane kind and the capacity of each budget, keyed as in
+        :meth:`least_work`."""
+        return {**{("lane", n): c for n, c in self.target.lanes.items()},
+                **{("budget", n): c for n, c in self.target.budgets.items()}}
 
 
 def build_instance(problem: Problem, target: Target) -> Instance:

@@ -57,7 +57,7 @@ from schedsearch.engine.cpsat.model import (
 from schedsearch.engine.cpsat.variables import Incumbent
 from schedsearch.engine.fallback import exact_fallback
 from schedsearch.engine.hazards import Dag, build_dag
-from schedsearch.engine.instance import Instance, build_instance
+from schedsearch.engine.instance import Instance, Resource, build_instance
 from schedsearch.engine.justify import justified
 from schedsearch.engine.lns import improve
 from schedsearch.engine.mirror import mirrored, mirrored_dag
@@ -333,21 +333,12 @@ def _serial_could_win(inst: Instance, makespan: int, check_max_ops: int) -> bool
 def _work_bound(inst: Instance, task: str) -> int:
     """A lower bound of ``task``'s makespan alone: on each lane kind and budget, the
     least work its ops put on it (each op at its cheapest mode there) over capacity."""
-    work: dict[tuple[str, str], int] = {}
+    work: dict[Resource, int] = {}
     for op in range(inst.n_ops):
-        if inst.op_task[op] != task:
-            continue
-        used: dict[tuple[str, str], int] = {}
-        for k, mode in enumerate(inst.modes[op]):
-            draws = {("lane", n): u for n, u in mode.lanes}
-            draws.update({("budget", n): u for n, u in mode.budgets})
-            for key in set(used) | set(draws):
-                cost = mode.duration * draws.get(key, 0)
-                used[key] = cost if k == 0 else min(used.get(key, 0), cost)
-        for key, cost in used.items():
-            work[key] = work.get(key, 0) + cost
-    capacity = {**{("lane", n): c for n, c in inst.target.lanes.items()},
-                **{("budget", n): c for n, c in inst.target.budgets.items()}}
+        if inst.op_task[op] == task:
+            for key, cost in inst.least_work(op).items():
+                work[key] = work.get(key, 0) + cost
+    capacity = inst.capacities()
     return max((-(-cost // capacity[key]) for key, cost in work.items() if capacity[key]),
                default=0)
 
