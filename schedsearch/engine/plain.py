@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 from typing import Any
 
 from schedsearch.engine.hazards import Dag
@@ -110,15 +111,18 @@ def plain_list_schedule(inst: Instance, dag: Dag) -> PlainResult:
                     make_ready(s)
         no_mode: set[Any] = set()
         no_room: set[Any] = set()
-        heap = [(members[0], k) for k, members in classes.items()]
+        # (op, entry number, class): the number keeps two entries of one op (an op
+        # moved from a shared class to its own) from comparing their classes' keys.
+        entry = itertools.count()
+        heap = [(members[0], next(entry), k) for k, members in classes.items()]
         heapq.heapify(heap)
         while heap:
-            op, k = heapq.heappop(heap)
+            op, _, k = heapq.heappop(heap)
             members = classes.get(k, [])
             at = bisect.bisect_left(members, op)
             if at == len(members) or members[at] != op:  # moved to a class of its own
                 if at < len(members):
-                    heapq.heappush(heap, (members[at], k))
+                    heapq.heappush(heap, (members[at], next(entry), k))
                 continue
             if est[op] <= now:
                 if draws[op] in no_mode:
@@ -141,11 +145,11 @@ def plain_list_schedule(inst: Instance, dag: Dag) -> PlainResult:
                             fresh[c] = False
                             make_ready(c)
                             if c > op:
-                                heapq.heappush(heap, (c, c))
+                                heapq.heappush(heap, (c, next(entry), c))
             members = classes.get(k, [])
             after = bisect.bisect_right(members, op)
             if after < len(members):
-                heapq.heappush(heap, (members[after], k))
+                heapq.heappush(heap, (members[after], next(entry), k))
         while waits and waits[0] <= now:
             heapq.heappop(waits)
         upcoming = [running[0][0]] if running else []

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 
 from benchmarks.bench_memory import tight_problem
-from models.formats import Problem, Target
+from models.formats import Problem, Target, problem_from_dict, target_from_dict
 from schedsearch.engine.hazards import Dag, build_dag
 from schedsearch.engine.instance import Instance, build_instance
 from schedsearch.engine.placement.greedy import lowest_fit
@@ -103,6 +103,32 @@ def test_the_plain_list_schedule_is_the_naive_one_and_legal(
     assert found == _naive(inst, dag)
     if found is not None:
         assert verify(to_schedule(inst, found, {})) == []
+
+
+def test_an_op_moved_to_a_class_of_its_own_while_still_queued() -> None:
+    # Regression (the long fuzzing profile): op1 allocates b0, which makes op0 and op2
+    # (ready, in a shared class) ops of their own while an entry of op0's old class was
+    # still queued: the two entries of one op compared their classes' keys, a tuple
+    # with an int, and the list schedule raised TypeError.
+    target = target_from_dict({
+        "format": "npu-target/1", "name": "fuzz", "time_unit": "ns", "lanes": {"DMA": 1},
+        "budgets": {"DDR_BW": 1, "PWR": 1},
+        "memories": {"VTCM": {"capacity_bytes": 2, "alignment_bytes": 1}}, "costs": {}})
+    problem = problem_from_dict({
+        "format": "npu-problem/1", "name": "fuzz", "tensors": {},
+        "tasks": {"t0": {"kind": "gemm"}},
+        "buffers": {"b0": {"memory": "VTCM", "size": 2, "align": 1}},
+        "ops": {"op0": {"task": "t0", "modes": [{"duration": 1}],
+                        "writes": [{"buffer": "b0", "bytes": [0, 1], "value": "lo"}]},
+                "op1": {"task": "t0", "modes": [{"duration": 1, "budgets": {"DDR_BW": 1}}],
+                        "writes": [{"buffer": "b0", "bytes": [1, 2], "value": "hi"}]},
+                "op2": {"task": "t0", "modes": [{"duration": 1}] * 3}},
+        "after": []}, target=target)
+    inst = build_instance(problem, target)
+    dag = build_dag(inst)
+    found = plain_list_schedule(inst, dag).solution
+    assert found is not None and found == _naive(inst, dag)
+    assert verify(to_schedule(inst, found, {})) == []
 
 
 @pytest.mark.parametrize("name", ["pair", "pair-wide", "triple", "chain", "ascend"])
