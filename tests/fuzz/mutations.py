@@ -73,7 +73,10 @@ def break_format(doc: Doc, draw: Draw) -> Doc | None:
     doc = copy.deepcopy(doc)
     p = doc["problem"]
     placed = _placed(doc)
-    variants = ["unknown key", "format tag", "makespan type", "start type", "lane unknown"]
+    # An earlier mutation may already have made the makespan a non-number.
+    variants = ["unknown key", "format tag", "start type", "lane unknown"]
+    if isinstance(doc.get("makespan"), int):
+        variants.append("makespan type")
     if p.get("buffers"):
         variants += ["drop buffer placement", "bytes outside"]
     variants += ["extra buffer placement", "unknown buffer", "unknown tensor", "edge to nowhere"]
