@@ -60,9 +60,7 @@ from schedsearch.engine.hazards import Dag, build_dag
 from schedsearch.engine.instance import Instance, Resource, build_instance
 from schedsearch.engine.justify import justified
 from schedsearch.engine.lns import improve
-from schedsearch.engine.mirror import mirrored, mirrored_dag
-from schedsearch.engine.offsets import place_offsets
-from schedsearch.engine.orders import large_buffers, tails
+from schedsearch.engine.orders import tails
 from schedsearch.engine.params import DEFAULT, SearchParams
 from schedsearch.engine.portfolio import list_schedule, priced_modes
 from schedsearch.engine.result import SolveStats, SolveStatus, refusal
@@ -71,6 +69,7 @@ from schedsearch.engine.serial import Stall
 from schedsearch.engine.slicing import restrict
 from schedsearch.engine.solution import Solution, extent_bytes, to_schedule
 from schedsearch.engine.timebudget import TimeBudget
+from schedsearch.engine.whole_model import relaxes_memory, whole_model, whole_model_both_ways
 
 __all__ = ["solve", "solve_report", "Progress", "SolveReport", "SECONDARIES"]
 
@@ -207,11 +206,11 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
                              params.whole_model_share_timed_memory if inst.n_buffers else
                              params.whole_model_share_timed)
         if inst.n_buffers:
-            solution, meta, cpsat_bound = _whole_model(
+            solution, meta, cpsat_bound = whole_model(
                 inst, dag, solution, meta["solver"], bound, whole, seed, workers,
-                _relaxes_memory(inst, placement), emit)
+                relaxes_memory(inst, placement), emit)
         else:
-            solution, meta, cpsat_bound = _whole_model_both_ways(
+            solution, meta, cpsat_bound = whole_model_both_ways(
                 inst, dag, solution, meta["solver"], bound, whole, seed, workers, emit,
                 params.mirrored_share)
         search.absorb(whole)
@@ -350,94 +349,6 @@ def _respects(inst: Instance, dag: Dag, solution: Solution) -> bool:
     ends = solution.ends(inst)
     return all(solution.starts[s] >= ends[p] + lag for p, s, lag in dag.edges
                if p < dag.n_ops and s < dag.n_ops)
-
-
-def _relaxes_memory(inst: Instance, placement: bool) -> bool:
-    """Whether the whole model relaxes memory to a cumulative (the placement engine then
-    gives the addresses): with ``placement``, unless some buffer is large
-    (``large_buffers``), where CP-SAT decides the addresses too. Large buffers among
-    small ones are where a relaxed answer often has no addresses: on the tight wide pair
-    (161 ops, 10 s) a relaxed first half spent its time on answers none of which could
-    be placed, and the exact model alone ended 1.144-1.149 of the bound against
-    1.150-1.157 for relaxed-then-exact (seeds 0-2); on the tight chain and the Ascend
-    pair it was no worse either."""
-    return placement and not any(large_buffers(inst))
-
-
-def _whole_model(inst: Instance, dag: Any, solution: Solution, solver: str, bound: int,
-                 budget: TimeBudget, seed: int, workers: int, placement: bool,
-                 emit: Callable[[str, int], None]
-                 ) -> tuple[Solution, dict[str, Any], int | None]:
-    """CP-SAT on the whole problem, hinted with ``solution`` (found by ``solver``); keeps
-    it, and its solver's name, if nothing better. With ``placement`` memory is relaxed to
-    a cumulative (its bound stays valid) and the placement engine assigns the addresses;
-    an answer it cannot place is dropped."""
-    inc = Incumbent.of(inst, dag, solution)
-    built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan,
-                  offsets=not placement)
-    outcome = solve_built(built, budget, work=budget.left, seed=seed, workers=workers,
-                          on_objective=lambda m: emit("cp-sat", m),
-                          keep=placement and inst.n_buffers > 0)
-    meta: dict[str, Any] = {"solver": solver, "status": outcome.status,
-                            "cpsat_status": outcome.status}
-    found = final = outcome.solution
-    if final is not None and placement:
-        found = _placed(inst, [*outcome.earlier, final], solution, budget, seed)
-        if found is None or (found.starts, found.modes) != (final.starts, final.modes):
-            # the final answer has no addresses: whatever CP-SAT proved of it does not
-            # hold for the answer kept, so later stages still run
-            meta["status"] = meta["cpsat_status"] = "UNPLACED"
-            if found is not None and found.makespan(inst) >= solution.makespan(inst):
-                found = None  # an earlier answer no better than the incumbent
-    if found is None:
-        return solution, meta, outcome.bound
-    meta["solver"] = "cp-sat"
-    return found, meta, outcome.bound
-
-
-def _whole_model_both_ways(inst: Instance, dag: Dag, solution: Solution, solver: str,
-                           bound: int, budget: TimeBudget, seed: int, workers: int,
-                           emit: Callable[[str, int], None], mirrored_share: float
-                           ) -> tuple[Solution, dict[str, Any], int | None]:
-    """:func:`_whole_model` on a problem without buffers, on the mirrored problem
-    (:mod:`schedsearch.engine.mirror`) for ``mirrored_share`` of ``budget``, then, unless
-    that proved its answer optimal, forward from its answer for the rest. Either run's
-    bound holds for both, and the shorter answer is kept."""
-    meta: dict[str, Any] = {"solver": solver, "status": "FEASIBLE"}
-    bounds: list[int] = []
-    for share, flip in ((mirrored_share, True), (1.0, False)):
-        if meta["status"] == "OPTIMAL" or budget.exhausted() or interrupt.requested():
-            break
-        part = budget.share(share)
-        found, run, run_bound = _whole_model(
-            inst, mirrored_dag(dag) if flip else dag,
-            mirrored(inst, solution) if flip else solution, meta["solver"],
-            max([bound, *bounds]), part, seed, workers, False, emit)
-        budget.absorb(part)
-        if run["solver"] == "cp-sat":  # an answer no longer than the start
-            solution = mirrored(inst, found) if flip else found
-        if run_bound is not None:
-            bounds.append(run_bound)
-        meta = run
-    return solution, meta, max(bounds) if bounds else None
-
-
-def _placed(inst: Instance, answers: list[Solution], incumbent: Solution, budget: TimeBudget,
-            seed: int) -> Solution | None:
-    """The best of a relaxed run's ``answers`` (oldest first, so the last is best) that
-    the placement engine can give addresses, or None. Why: CP-SAT's last answer can have
-    no addresses where an earlier, slightly longer one has (tight triple at 168 ops: the
-    last answer 1.053 of the bound was unplaceable and the stage kept the list schedule's
-    1.064, where an earlier one at 1.054 was placeable). Each attempt places at most a
-    few hundred buffers (the whole model is for small problems only), so the attempts
-    run even when the stage's time is up, as the first always did."""
-    for answer in reversed(answers):
-        if interrupt.requested():
-            return None
-        placed = place_offsets(inst, answer, incumbent, budget, seed)
-        if placed is not None:
-            return placed
-    return None
 
 
 def _peak_memory(inst: Instance, dag: Any, solution: Solution, bound: int, budget: TimeBudget,

@@ -361,13 +361,13 @@ def test_large_buffers_get_the_exact_whole_model(monkeypatch: pytest.MonkeyPatch
     import schedsearch.engine.search as api
 
     calls: list[bool] = []
-    real = api._whole_model
+    real = api.whole_model
 
     def spy(*args: object, **kwargs: object) -> object:
         calls.append(bool(args[8]))  # placement: True for the relaxed model
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(api, "_whole_model", spy)
+    monkeypatch.setattr(api, "whole_model", spy)
     problem, tgt = gemm_problem(blocks=2, k_steps=2, tile=1024), target(capacity=4096)
     assert any(large_buffers(build_instance(problem, tgt)))
     report = solve_report(problem, tgt, time_limit=2.0, seed=0, workers=1)

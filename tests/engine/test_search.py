@@ -136,18 +136,18 @@ def test_the_whole_model_places_the_best_answer_that_has_addresses(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A relaxed run's last answer may have no addresses where an earlier one has: the
     answers are tried from the last back, and the first the engine places is taken."""
-    from schedsearch.engine import search as api
+    from schedsearch.engine import whole_model as whole_model_module
     from schedsearch.engine.solution import Solution
     from schedsearch.engine.timebudget import TimeBudget
 
     answers = [Solution((0,), (k,), (0,)) for k in (3, 2, 1)]
     unplaceable = {answers[2].starts}
-    monkeypatch.setattr(api, "place_offsets", lambda inst, answer, *_: None
+    monkeypatch.setattr(whole_model_module, "place_offsets", lambda inst, answer, *_: None
                         if answer.starts in unplaceable else answer)
     budget = TimeBudget.start(1)
-    assert api._placed(None, answers, answers[0], budget, 0) == answers[1]  # type: ignore[arg-type]
+    assert whole_model_module.placed_answer(None, answers, answers[0], budget, 0) == answers[1]  # type: ignore[arg-type]
     unplaceable |= {answer.starts for answer in answers}
-    assert api._placed(None, answers, answers[0], budget, 0) is None  # type: ignore[arg-type]
+    assert whole_model_module.placed_answer(None, answers, answers[0], budget, 0) is None  # type: ignore[arg-type]
 
 
 def test_memory_free_problems_get_justified_sampling_and_never_lose_to_it(
@@ -199,8 +199,8 @@ def test_the_timed_whole_model_gets_less_of_the_budget_where_there_are_buffers(
         return solution, {"solver": solver, "status": "FEASIBLE"}, None
 
     monkeypatch.setattr(TimeBudget, "share", share)
-    monkeypatch.setattr(api, "_whole_model", whole_model)
-    monkeypatch.setattr(api, "_whole_model_both_ways", whole_model)
+    monkeypatch.setattr(api, "whole_model", whole_model)
+    monkeypatch.setattr(api, "whole_model_both_ways", whole_model)
     problem, tgt = (gemm_problem(), target()) if with_buffers else random_rcpsp(3, n=12)
     report = solve_report(problem, tgt, time_limit=0.3, workers=1, reproducible=False)
     assert verify(report.schedule) == []
@@ -215,7 +215,7 @@ def test_a_memory_free_whole_model_searches_the_mirrored_problem_then_the_forwar
     """The mirrored run gets ``mirrored_share`` of the whole model's time and goes first; its
     answer comes back forward and starts the forward run, which is skipped once optimality is
     proven; the better of the two bounds is kept."""
-    import schedsearch.engine.search as api
+    from schedsearch.engine import whole_model as whole_model_module
     from schedsearch.engine.mirror import mirrored
     from schedsearch.engine.portfolio import list_schedule
     from schedsearch.engine.solution import Solution
@@ -233,8 +233,8 @@ def test_a_memory_free_whole_model_searches_the_mirrored_problem_then_the_forwar
         status = "OPTIMAL" if flipped and mirrored_proves else "FEASIBLE"
         return solution, {"solver": "cp-sat", "status": status}, 7 if flipped else 5
 
-    monkeypatch.setattr(api, "_whole_model", whole_model)
-    solution, meta, bound = api._whole_model_both_ways(
+    monkeypatch.setattr(whole_model_module, "whole_model", whole_model)
+    solution, meta, bound = whole_model_module.whole_model_both_ways(
         inst, dag, start, "constructive", 3, TimeBudget.start(5.0), 0, 1, lambda *_: None,
         DEFAULT.mirrored_share)
     assert [flipped for flipped, _, _ in calls] == ([True] if mirrored_proves
