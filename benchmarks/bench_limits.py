@@ -12,6 +12,11 @@ minute, read as each run ends) is printed beside each.
     python -m benchmarks.bench_limits                              # every command, 0.5..10 s
     python -m benchmarks.bench_limits --limits 1 2 --commands compare tune
     python -m benchmarks.bench_limits --workload qwen2.5-0.5b-decode-v75
+    python -m benchmarks.bench_limits --versus-list-only --sizes 150 600 2000
+
+Then, at the same limits, the second half of the issue's question: is the answer ever
+worse than the plain list schedule? That table is :mod:`benchmarks.bench_memory`'s
+``--versus-list`` on its tight-VTCM problems (one home for it), at ``--sizes`` ops.
 """
 
 from __future__ import annotations
@@ -34,7 +39,22 @@ COMMANDS: dict[str, list[str]] = {
     "chain": ["chain", "{workload}"],
     "whatif": ["whatif", "{workload}"],
     "tune": ["tune", "{workload}"],
+    "mix": ["mix", "{out}/mix.toml"],
 }
+#: The serving mix ``mix`` runs: a prefill beside four decode steps of one family.
+MIX = """name = "limits-mix"
+target = "hexagon-v75"
+[[requests]]
+name = "p0"
+model = "qwen2.5-0.5b"
+phase = "prefill"
+tokens = 128
+""" + "".join(f"""[[requests]]
+name = "d{k}"
+model = "qwen2.5-0.5b"
+phase = "decode"
+past = 512
+""" for k in range(4))
 #: A workload every command takes: two chained tasks (an edge for chain, a pair to tune).
 WORKLOAD = "rmsnorm-gemm-chain-v75"
 
@@ -58,6 +78,7 @@ def import_time(command: str) -> float:
 def wall_time(command: str, workload: str, limit: float) -> tuple[float, int]:
     """Seconds ``schedsearch COMMAND`` took at ``limit``, and its exit status."""
     with tempfile.TemporaryDirectory() as out:
+        Path(out, "mix.toml").write_text(MIX)
         argv = [word.format(workload=workload, out=out) for word in COMMANDS[command]]
         begin = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "schedsearch", *argv, "--time-limit",
@@ -73,7 +94,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--commands", nargs="+", choices=list(COMMANDS),
                         default=list(COMMANDS))
     parser.add_argument("--workload", default=WORKLOAD)
+    parser.add_argument("--sizes", nargs="+", type=int, default=[150, 600], metavar="OPS",
+                        help="sizes of bench_memory's problems for the plain list "
+                             "comparison (default 150 600)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--no-versus-list", action="store_true",
+                       help="only the wall times, not the plain list comparison")
+    which.add_argument("--versus-list-only", action="store_true",
+                       help="only the plain list comparison, not the wall times")
     args = parser.parse_args(argv)
+    status = 0 if args.versus_list_only else _wall_times(args)
+    if not args.no_versus_list:
+        from benchmarks import bench_memory
+
+        print(f"\nat each limit against the plain list schedule (bench_memory's tight-VTCM "
+              f"problems at {', '.join(map(str, args.sizes))} ops)", flush=True)
+        status = max(status, bench_memory.main(
+            ["--versus-list", "--limits", *map(str, args.limits),
+             "--sizes", *map(str, args.sizes)]))
+    return status
+
+
+def _wall_times(args: argparse.Namespace) -> int:
+    """The table of each command's wall time at each limit."""
     print(f"workload {args.workload}; load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores; goal 1.1 x limit + 1 s")
     begin = time.perf_counter()
