@@ -192,8 +192,21 @@ class _Refs:
         return box
 
 
-def _target(d: dict[str, Any]) -> Target:
-    """Build a target from a document its schema accepted (nothing is left to check)."""
+#: The most units of one lane kind this tool takes (a program has a queue per unit, a
+#: trace a track per unit); far above any NPU's few engines per kind. The format itself
+#: sets no limit, and ``schedcheck`` takes any count.
+MAX_LANE_UNITS = 1 << 16
+
+
+def _target(d: dict[str, Any], source: str, root: str = "$") -> Target:
+    """Build a target from a document its schema accepted; only the tool's own limit on
+    lane units is left to check (rule ``SIZE``)."""
+    for kind, count in d["lanes"].items():
+        if count > MAX_LANE_UNITS:
+            raise InputError(f"{count:,} units of lane kind {kind!r}: this tool takes at most "
+                             f"{MAX_LANE_UNITS:,} per kind (a program has a queue per unit)",
+                             source=source, path=json_path(json_path(root, "lanes"), kind),
+                             rule="SIZE")
     return Target(
         name=d["name"], time_unit=d.get("time_unit", "ns"), lanes=dict(d["lanes"]),
         budgets=dict(d.get("budgets", {})),
@@ -278,7 +291,7 @@ def _problem(d: dict[str, Any], r: _Refs, root: str, target: Target | None) -> P
 def target_from_dict(document: Any, source: str = "<target>") -> Target:
     """Read an ``npu-target/1`` document."""
     schema.check(document, TARGET_FORMAT, source)
-    return _target(document)
+    return _target(document, source)
 
 
 def problem_from_dict(document: Any, source: str = "<problem>",
@@ -292,7 +305,7 @@ def schedule_from_dict(document: Any, source: str = "<schedule>") -> Schedule:
     """Read an ``npu-schedule/1`` document, with its embedded target and problem."""
     schema.check(document, SCHEDULE_FORMAT, source)
     r = _Refs(source)
-    target = _target(document["target"])
+    target = _target(document["target"], source, "$.target")
     problem = _problem(document["problem"], r, "$.problem", target)
     ops = {}
     for name, p in document["ops"].items():

@@ -10,6 +10,7 @@ import pytest
 from models.errors import InputError
 from models.files import write_json_atomic
 from models.formats import (
+    MAX_LANE_UNITS,
     problem_from_dict,
     problem_to_dict,
     read_schedule,
@@ -123,3 +124,18 @@ def test_unknown_units_lane_in_a_schedule() -> None:
     with pytest.raises(InputError) as caught:
         schedule_from_dict(broken)
     assert caught.value.path == '$.ops["g0.mm"].units.GPU'
+
+
+def test_more_lane_units_than_the_tool_takes_is_one_size_error_at_the_lane() -> None:
+    """A lane of 2^63 - 1 units (found by the long fuzzing profile) was a MemoryError in
+    the search; now the reader refuses it, in a target and in a schedule's target."""
+    huge = {**TARGET, "lanes": {"HMX": 1, "DMA": 2**63 - 1}}
+    with pytest.raises(InputError) as caught:
+        target_from_dict(huge, "t.json")
+    assert (caught.value.rule, caught.value.path) == ("SIZE", "$.lanes.DMA")
+    assert f"{MAX_LANE_UNITS:,}" in str(caught.value)
+    with pytest.raises(InputError) as caught:
+        schedule_from_dict({**SCHEDULE, "target": huge}, "s.json")
+    assert (caught.value.rule, caught.value.path) == ("SIZE", "$.target.lanes.DMA")
+    limit = target_from_dict({**TARGET, "lanes": {"HMX": 1, "DMA": MAX_LANE_UNITS}})
+    assert limit.lanes["DMA"] == MAX_LANE_UNITS

@@ -5,7 +5,9 @@ assignment model needlessly symmetric); this sweep names the units afterwards. S
 ops by start time, an op of demand k takes the k lowest-numbered units that are free at
 its start. That always succeeds: if fewer than k units were free, the running ops plus
 this one would exceed the capacity at that instant, which the cumulative forbids.
-An op with an empty window ``[s, s)`` overlaps nothing, so any units do.
+An op with an empty window ``[s, s)`` overlaps nothing, so any units do. Units are
+numbered as they are first needed, so a target may declare any number of them (a lane
+of 2^63 - 1 units costs what the ops use, not a list of that length).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ __all__ = ["assign_units"]
 def assign_units(inst: Instance, modes: Sequence[int], starts: Sequence[int],
                  ends: Sequence[int]) -> list[dict[str, tuple[int, ...]]]:
     """Unit indices per op and lane kind; raises ``ValueError`` if capacities are exceeded."""
-    busy_until = {lane: [0] * count for lane, count in inst.target.lanes.items()}
+    busy_until: dict[str, list[int]] = {lane: [] for lane in inst.target.lanes}
     result: list[dict[str, tuple[int, ...]]] = [{} for _ in range(inst.n_ops)]
     for op in sorted(range(inst.n_ops), key=lambda i: (starts[i], ends[i], i)):
         start, end = starts[op], ends[op]
@@ -30,6 +32,9 @@ def assign_units(inst: Instance, modes: Sequence[int], starts: Sequence[int],
                 result[op][lane] = tuple(range(demand))
                 continue
             free = [u for u, until in enumerate(units) if until <= start][:demand]
+            while len(free) < demand and len(units) < inst.target.lanes[lane]:
+                free.append(len(units))
+                units.append(0)
             if len(free) < demand:
                 raise ValueError(f"lane {lane} over capacity at time {start} "
                                  f"(op {inst.op_names[op]!r})")

@@ -1,34 +1,41 @@
-"""Unit indices named after the fact from cumulative-feasible times."""
+"""Lane units are named as ops first need them, whatever the target's count."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from models.formats import Mode, Op, Problem, Task
+from models.formats import MAX_LANE_UNITS
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.units import assign_units
-from tests.engine.problems import target
+from tests.engine.problems import gemm_problem, target
 
 
-def _problem(demands: list[int]) -> Problem:
-    ops = {f"o{i}": Op("t", (Mode(10, {"VX": d}),)) for i, d in enumerate(demands)}
-    return Problem("u", {}, {"t": Task("k")}, {}, ops)
+@pytest.mark.parametrize("dma_units", [2, MAX_LANE_UNITS])
+def test_units_are_the_lowest_free_ones_and_cost_what_the_ops_use(dma_units: int) -> None:
+    """Two DMA ops at once take units 0 and 1, whether the target has 2 units or 65,536
+    (a list per declared unit would cost its count)."""
+    tgt = replace(target(), lanes={**target().lanes, "DMA": dma_units})
+    inst = build_instance(gemm_problem(blocks=1, k_steps=1), tgt)
+    dma_ops = [op for op in range(inst.n_ops)
+               if any(lane == "DMA" for lane, _ in inst.modes[op][0].lanes)][:2]
+    assert len(dma_ops) == 2
+    starts = [10 * op for op in range(inst.n_ops)]
+    for op in dma_ops:
+        starts[op] = 0
+    ends = [start + 1 for start in starts]
+    units = assign_units(inst, [0] * inst.n_ops, starts, ends)
+    assert sorted(units[op]["DMA"] for op in dma_ops) == [(0,), (1,)]
 
 
-def test_units_are_distinct_while_ops_overlap_and_reused_after() -> None:
-    inst = build_instance(_problem([1, 1, 2]), target())
-    units = assign_units(inst, [0, 0, 0], [0, 5, 15], [10, 15, 25])
-    assert units[0]["VX"] != units[1]["VX"]
-    assert sorted(units[2]["VX"]) == [0, 1]  # both free again at 15
-
-
-def test_zero_length_op_takes_any_units() -> None:
-    inst = build_instance(_problem([2, 1]), target())
-    units = assign_units(inst, [0, 0], [0, 5], [10, 5])
-    assert len(units[1]["VX"]) == 1
-
-
-def test_over_capacity_is_an_error_not_a_silent_clash() -> None:
-    inst = build_instance(_problem([2, 1]), target())
-    with pytest.raises(ValueError):
-        assign_units(inst, [0, 0], [0, 5], [10, 15])
+def test_more_ops_at_once_than_units_is_refused() -> None:
+    tgt = replace(target(), lanes={**target().lanes, "DMA": 1})
+    inst = build_instance(gemm_problem(blocks=1, k_steps=1), tgt)
+    dma_ops = [op for op in range(inst.n_ops)
+               if any(lane == "DMA" for lane, _ in inst.modes[op][0].lanes)][:2]
+    starts = [10 * op for op in range(inst.n_ops)]
+    for op in dma_ops:
+        starts[op] = 0
+    with pytest.raises(ValueError, match="over capacity"):
+        assign_units(inst, [0] * inst.n_ops, starts, [s + 1 for s in starts])
