@@ -1,27 +1,30 @@
 """``solve``: from a problem and a target to a legal schedule with a short makespan.
 
-The pipeline, each stage starting from the previous stage's legal answer:
+First the checks, the indexed problem and the lower bound: refuse what cannot fit
+(:func:`models.validate.validate_problem`: a buffer larger than its memory, an op whose
+operands exceed it, a mode larger than the target) and derive every precedence the
+accesses imply (:mod:`schedsearch.engine.hazards`; rule CYCLE if they contradict each
+other). Then the stages (:mod:`schedsearch.engine.stages`), each starting from the
+incumbent the previous ones left, run by one loop that gives each its share of the time
+budget, takes back what it did not use, keeps the incumbent, honours a stop request and
+reports progress:
 
-1. refuse what cannot fit (:func:`models.validate.validate_problem`: a buffer larger than
-   its memory, an op whose operands exceed it, a mode larger than the target) and derive
-   every precedence the accesses imply (:mod:`schedsearch.engine.hazards`; rule CYCLE if they
-   contradict each other);
-2. the memory-aware list scheduler (:mod:`schedsearch.engine.portfolio`): a legal schedule in
-   milliseconds, or the stall (the op that could not start); after a stall, decided
-   here and on the solve's own budget, CP-SAT on the whole problem as a last resort when
-   the problem is small (``meta.solver`` is then ``cp-sat`` even if nothing later
-   improves its answer), else a clear error naming that op; beside it, each task
-   searched alone and the tasks put one after another (``tasks-in-sequence``,
-   :mod:`schedsearch.engine.sequence`), so the answer is never worse than running the tasks in
-   sequence with this search;
+1. the memory-aware list scheduler (:mod:`schedsearch.engine.portfolio`): a legal schedule
+   in milliseconds, or the stall (the op that could not start); after a stall, on the
+   solve's own budget, CP-SAT on the whole problem as a last resort when the problem is
+   small (``meta.solver`` is then ``cp-sat`` even if nothing later improves its answer),
+   else a clear error naming that op;
+2. each task searched alone and the tasks put one after another (``tasks-in-sequence``,
+   :mod:`schedsearch.engine.sequence`), so the answer is never worse than running the
+   tasks in sequence with this search;
 3. improvement within the time limit: the whole CP-SAT model first when the problem is
-   small (:mod:`schedsearch.engine.cpsat`; it also proves a bound; on problems without buffers
-   it searches the mirrored problem first, :mod:`schedsearch.engine.mirror`), then, on problems
-   without buffers, sampling with double justification (:mod:`schedsearch.engine.justify`), then
+   small (:mod:`schedsearch.engine.whole_model`; it also proves a bound; on problems
+   without buffers it searches the mirrored problem first), then, on problems without
+   buffers, sampling with double justification (:mod:`schedsearch.engine.justify`), then
    large-neighbourhood search over time windows (:mod:`schedsearch.engine.lns`) unless
-   optimality was proven; each keeps the incumbent, so the answer is never worse than
-   the constructive one;
-4. optionally, peak memory at the best makespan (``secondary="peak-memory"``).
+   optimality was proven;
+4. the tasks in sequence once more, if they are still shorter;
+5. optionally, peak memory at the best makespan (``secondary="peak-memory"``).
 
 The time limit is kept twice (:mod:`schedsearch.engine.timebudget`): as a deterministic budget of
 work (CP-SAT conflicts at a conservatively calibrated rate per second, model nodes
