@@ -255,8 +255,7 @@ class Scripted(Stage):
         return Found(Solution((0,), (self.answer,), ()), f"scripted-{self.answer}")
 
 
-def test_the_loop_shares_the_budget_keeps_the_incumbent_and_stops_on_request(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_loop_shares_the_budget_keeps_the_incumbent_and_stops_on_request() -> None:
     """Each stage gets its share of the work left (what an earlier one did not use
     included), a longer answer never replaces the incumbent and an equal one only for a
     stage that ties; after a stop request only the stages marked ``always`` run."""
@@ -273,8 +272,11 @@ def test_the_loop_shares_the_budget_keeps_the_incumbent_and_stops_on_request(
     assert budget.spent == 4.0 and state.solver == "scripted-4" and state.lns_windows == 0
     assert state.incumbent.starts == (4,)
     stopped, final = Scripted(1.0, 0.0, 3), Scripted(0.0, 0.0, 2, always=True)
-    monkeypatch.setattr(interrupt, "requested", lambda: True)
-    run_stages((stopped, final), ctx, state, budget)
+    interrupt.request()
+    try:
+        run_stages((stopped, final), ctx, state, budget)
+    finally:
+        interrupt.reset()
     assert stopped.given == [] and final.given == [0.0] and state.solver == "scripted-2"
 
 

@@ -102,14 +102,14 @@ class SearchState:
 
 
 class Stage:
-    """One step of the search. ``name`` labels it; ``progress`` is the label the loop
-    reports when it takes the stage's answer (``None``: the stage reports while it runs,
-    or its answer has the same makespan); ``ties`` lets an answer as long as the
-    incumbent replace it (the stage's own search ranks it better: CP-SAT's, LNS's, a
+    """One step of the search, named ``name`` in progress reports. ``reported``: the
+    loop reports the incumbent when it takes the stage's answer (else the stage reports
+    while it runs, or its answer keeps the makespan); ``ties`` lets an answer as long as
+    the incumbent replace it (the stage's own search ranks it better: CP-SAT's, LNS's, a
     lower peak); ``always`` runs the stage after a stop request too (it costs no time)."""
 
     name = "stage"
-    progress: str | None = None
+    reported = False
     ties = False
     always = False
 
@@ -143,8 +143,8 @@ def run_stages(stages: Sequence[Stage], ctx: SearchContext, state: SearchState,
             budget.absorb(part)
         if found is not None and _better(ctx.inst, state, found, stage.ties):
             state.solution, state.solver = found.solution, found.solver
-            if stage.progress is not None:
-                ctx.emit(stage.progress, found.solution.makespan(ctx.inst))
+            if stage.reported:
+                ctx.emit(stage.name, found.solution.makespan(ctx.inst))
 
 
 def _better(inst: Instance, state: SearchState, found: Found, ties: bool) -> bool:

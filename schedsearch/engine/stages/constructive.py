@@ -29,8 +29,8 @@ class Constructive(Stage):
     else a clear error naming the op that could not start. Runs after a stop request
     too: without it there is no answer at all."""
 
-    name = progress = "constructive"
-    always = True
+    name = "constructive"
+    reported = always = True
 
     def run(self, ctx: SearchContext, state: SearchState, budget: TimeBudget) -> Found:
         try:
@@ -54,7 +54,8 @@ class TasksInSequence(Stage):
     becomes the start, and the list schedule it ``displaced`` is LNS's other start; else
     it is ``held`` for the final comparison."""
 
-    name = progress = "tasks-in-sequence"
+    name = "tasks-in-sequence"
+    reported = True
 
     def share(self, ctx: SearchContext) -> float:
         return ctx.params.serial_share

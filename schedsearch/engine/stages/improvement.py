@@ -74,7 +74,8 @@ class Justify(Stage):
     """Sampling with double justification (:mod:`..justify`) on problems without buffers,
     unless CP-SAT proved the incumbent optimal."""
 
-    name = progress = "justified"
+    name = "justified"
+    reported = True
 
     def applies(self, ctx: SearchContext, state: SearchState) -> bool:
         return not ctx.inst.n_buffers and ctx.inst.n_ops > 0 and not state.proven_optimal
@@ -114,7 +115,7 @@ class Lns(Stage):
 
         def improved(makespan: int) -> None:  # progress reports the best of both runs only
             if makespan < best.makespan(inst):
-                ctx.emit("lns", makespan)
+                ctx.emit(self.name, makespan)
 
         for k, start in enumerate(starts):
             if interrupt.requested():
