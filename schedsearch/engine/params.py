@@ -4,7 +4,8 @@ measurement behind it.
 :func:`schedsearch.engine.search.solve` takes a :class:`SearchParams` (``DEFAULT`` unless
 given): an experiment or a test changes a field with :func:`dataclasses.replace`
 instead of patching a module. A share is of the time budget left when its stage starts
-(:class:`~schedsearch.engine.timebudget.TimeBudget.share`).
+(:class:`~schedsearch.engine.timebudget.TimeBudget.share`); the stages that read each
+field are in :mod:`schedsearch.engine.stages`.
 """
 
 from __future__ import annotations

@@ -1,27 +1,30 @@
 """``solve``: from a problem and a target to a legal schedule with a short makespan.
 
-The pipeline, each stage starting from the previous stage's legal answer:
+First the checks, the indexed problem and the lower bound: refuse what cannot fit
+(:func:`models.validate.validate_problem`: a buffer larger than its memory, an op whose
+operands exceed it, a mode larger than the target) and derive every precedence the
+accesses imply (:mod:`schedsearch.engine.hazards`; rule CYCLE if they contradict each
+other). Then the stages (:mod:`schedsearch.engine.stages`), each starting from the
+incumbent the previous ones left, run by one loop that gives each its share of the time
+budget, takes back what it did not use, keeps the incumbent, honours a stop request and
+reports progress:
 
-1. refuse what cannot fit (:func:`models.validate.validate_problem`: a buffer larger than
-   its memory, an op whose operands exceed it, a mode larger than the target) and derive
-   every precedence the accesses imply (:mod:`schedsearch.engine.hazards`; rule CYCLE if they
-   contradict each other);
-2. the memory-aware list scheduler (:mod:`schedsearch.engine.portfolio`): a legal schedule in
-   milliseconds, or the stall (the op that could not start); after a stall, decided
-   here and on the solve's own budget, CP-SAT on the whole problem as a last resort when
-   the problem is small (``meta.solver`` is then ``cp-sat`` even if nothing later
-   improves its answer), else a clear error naming that op; beside it, each task
-   searched alone and the tasks put one after another (``tasks-in-sequence``,
-   :mod:`schedsearch.engine.sequence`), so the answer is never worse than running the tasks in
-   sequence with this search;
+1. the memory-aware list scheduler (:mod:`schedsearch.engine.portfolio`): a legal schedule
+   in milliseconds, or the stall (the op that could not start); after a stall, on the
+   solve's own budget, CP-SAT on the whole problem as a last resort when the problem is
+   small (``meta.solver`` is then ``cp-sat`` even if nothing later improves its answer),
+   else a clear error naming that op;
+2. each task searched alone and the tasks put one after another (``tasks-in-sequence``,
+   :mod:`schedsearch.engine.sequence`), so the answer is never worse than running the
+   tasks in sequence with this search;
 3. improvement within the time limit: the whole CP-SAT model first when the problem is
-   small (:mod:`schedsearch.engine.cpsat`; it also proves a bound; on problems without buffers
-   it searches the mirrored problem first, :mod:`schedsearch.engine.mirror`), then, on problems
-   without buffers, sampling with double justification (:mod:`schedsearch.engine.justify`), then
+   small (:mod:`schedsearch.engine.whole_model`; it also proves a bound; on problems
+   without buffers it searches the mirrored problem first), then, on problems without
+   buffers, sampling with double justification (:mod:`schedsearch.engine.justify`), then
    large-neighbourhood search over time windows (:mod:`schedsearch.engine.lns`) unless
-   optimality was proven; each keeps the incumbent, so the answer is never worse than
-   the constructive one;
-4. optionally, peak memory at the best makespan (``secondary="peak-memory"``).
+   optimality was proven;
+4. the tasks in sequence once more, if they are still shorter;
+5. optionally, peak memory at the best makespan (``secondary="peak-memory"``).
 
 The time limit is kept twice (:mod:`schedsearch.engine.timebudget`): as a deterministic budget of
 work (CP-SAT conflicts at a conservatively calibrated rate per second, model nodes
@@ -41,7 +44,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from models.errors import InputError
 from models.evaluation import evaluate
@@ -49,27 +51,16 @@ from models.formats import Problem, Schedule, Target
 from models.validate import validate_problem
 from schedsearch.engine import interrupt
 from schedsearch.engine.bounds.lower import energy_relaxation, lower_bound
-from schedsearch.engine.cpsat.model import (
-    build,
-    solve_built,
-    whole_problem,
-)
-from schedsearch.engine.cpsat.variables import Incumbent
-from schedsearch.engine.fallback import exact_fallback
-from schedsearch.engine.hazards import Dag, build_dag
-from schedsearch.engine.instance import Instance, Resource, build_instance
-from schedsearch.engine.justify import justified
-from schedsearch.engine.lns import improve
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
 from schedsearch.engine.orders import tails
 from schedsearch.engine.params import DEFAULT, SearchParams
-from schedsearch.engine.portfolio import list_schedule, priced_modes
+from schedsearch.engine.portfolio import priced_modes
 from schedsearch.engine.result import SolveStats, SolveStatus, refusal
-from schedsearch.engine.sequence import TaskSolver, kernels_in_sequence
-from schedsearch.engine.serial import Stall
-from schedsearch.engine.slicing import restrict
-from schedsearch.engine.solution import Solution, extent_bytes, to_schedule
+from schedsearch.engine.sequence import TaskSolver
+from schedsearch.engine.solution import to_schedule
+from schedsearch.engine.stages import PIPELINE, SearchContext, SearchState, run_stages
 from schedsearch.engine.timebudget import TimeBudget
-from schedsearch.engine.whole_model import relaxes_memory, whole_model, whole_model_both_ways
 
 __all__ = ["solve", "solve_report", "Progress", "SolveReport", "SECONDARIES"]
 
@@ -173,79 +164,35 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
         if progress is not None:
             progress(Progress(stage, makespan, bound, time.perf_counter() - begin))
 
+    ctx = SearchContext(inst, dag, params, emit, _task_solver(seed, workers, placement, params),
+                        bound, priced=priced, source=source, seed=seed, workers=workers,
+                        granularity=granularity, placement=placement,
+                        reproducible=reproducible, secondary=secondary)
     budget = TimeBudget.start(time_limit, wall=wall_limit, begin=begin,
                               reproducible=reproducible)
-    try:
-        found = list_schedule(inst, dag, budget, priced=priced, portfolio=params.portfolio)
-        solver = "constructive"
-        if isinstance(found, Stall):  # the exact last resort, on the solve's own budget
-            found, solver = exact_fallback(inst, dag, found, source, budget, seed, workers,
-                                           max_ops=params.whole_model_max_ops), "cp-sat"
-    except InputError as error:
-        if interrupt.requested():
-            raise interrupt.Interrupted() from None
-        raise refusal(error) from None
-    solution = found
-    serial = None
-    serial_budget = budget.share(params.serial_share)
-    if not serial_budget.exhausted() and _serial_could_win(inst, solution.makespan(inst),
-                                                           params.serial_check_max_ops):
-        serial = kernels_in_sequence(inst, serial_budget,
-                                     _task_solver(seed, workers, placement, params))
-    budget.absorb(serial_budget)
-    displaced = None  # the list schedule, when the tasks in sequence replace it as start
-    if serial is not None and serial.makespan(inst) < solution.makespan(inst) and \
-            _respects(inst, dag, serial):
-        solution, displaced, serial, solver = serial, solution, None, "tasks-in-sequence"
-    emit("constructive", solution.makespan(inst))
-    search = budget.share(1 - params.secondary_share) if secondary is not None else budget
-    meta: dict[str, Any] = {"solver": solver, "status": "FEASIBLE"}
-    cpsat_bound = None
-    if 0 < inst.n_ops <= params.whole_model_max_ops and not interrupt.requested():
-        whole = search.share(params.whole_model_share if reproducible else
-                             params.whole_model_share_timed_memory if inst.n_buffers else
-                             params.whole_model_share_timed)
-        if inst.n_buffers:
-            solution, meta, cpsat_bound = whole_model(
-                inst, dag, solution, meta["solver"], bound, whole, seed, workers,
-                relaxes_memory(inst, placement), emit)
-        else:
-            solution, meta, cpsat_bound = whole_model_both_ways(
-                inst, dag, solution, meta["solver"], bound, whole, seed, workers, emit,
-                params.mirrored_share)
-        search.absorb(whole)
-    if not inst.n_buffers and inst.n_ops and meta["status"] != "OPTIMAL" and \
-            not interrupt.requested():
-        part = search.share(params.justify_share)
-        found = justified(inst, dag, part, seed, priced=priced,
-                          lower=max(bound, cpsat_bound or 0))
-        search.absorb(part)
-        if found is not None and found.makespan(inst) < solution.makespan(inst):
-            solution, meta["solver"] = found, "justified"
-            emit("justified", solution.makespan(inst))
-    if inst.n_ops and meta["status"] != "OPTIMAL":
-        solution = _lns(inst, dag, solution, displaced, search, seed, workers,
-                        max(bound, cpsat_bound or 0), placement, meta, emit)
-    if serial is not None and serial.makespan(inst) < solution.makespan(inst):
-        solution, meta["solver"] = serial, "tasks-in-sequence"
-    if cpsat_bound is not None:
-        parts["cpsat"] = cpsat_bound
-        bound = max(bound, cpsat_bound)
-    if secondary == "peak-memory" and not interrupt.requested():
-        budget.absorb(search)
-        solution, meta["secondary"] = _peak_memory(inst, dag, solution, bound, budget, seed,
-                                                   workers, params.whole_model_max_ops)
-    makespan = solution.makespan(inst)
+    state = SearchState(bound)
+    run_stages(PIPELINE, ctx, state, budget)
+    return _report(ctx, state, parts, not budget.cut, time.perf_counter() - begin)
+
+
+def _report(ctx: SearchContext, state: SearchState, parts: dict[str, int],
+            reproducible: bool, wall_s: float) -> SolveReport:
+    """The schedule of the incumbent, its status and figures, and the bound's parts
+    (``parts``, to which CP-SAT's proven bound is added when the whole model ran)."""
+    inst, solution = ctx.inst, state.incumbent
+    if state.cpsat_bound is not None:
+        parts["cpsat"] = state.cpsat_bound
+    bound, makespan = state.bound, solution.makespan(inst)
     stats = SolveStats(
-        solver=meta["solver"], bound=bound,
+        solver=state.solver, bound=bound,
         gap=round((makespan - bound) / makespan, 6) if makespan else 0.0,
-        wall_s=round(time.perf_counter() - begin, 3), reproducible=not budget.cut,
-        seed=seed, workers=workers, granularity=granularity, placement=placement,
-        cpsat_status=meta.get("cpsat_status"), cpsat_bound=cpsat_bound,
-        lns_windows=meta.get("lns_windows", 0), lns_accepted=meta.get("lns_accepted", 0),
-        secondary=meta.get("secondary"))
+        wall_s=round(wall_s, 3), reproducible=reproducible, seed=ctx.seed,
+        workers=ctx.workers, granularity=ctx.granularity, placement=ctx.placement,
+        cpsat_status=state.cpsat_status, cpsat_bound=state.cpsat_bound,
+        lns_windows=state.lns_windows, lns_accepted=state.lns_accepted,
+        secondary=None if state.secondary is None else state.secondary.as_meta())
     status = (SolveStatus.INTERRUPTED if interrupt.requested()
-              else SolveStatus.OPTIMAL if makespan <= bound or meta["status"] == "OPTIMAL"
+              else SolveStatus.OPTIMAL if makespan <= bound or state.proven_optimal
               else SolveStatus.FEASIBLE)
     schedule = to_schedule(inst, solution, stats.as_meta(status))
     figures = evaluate(schedule)
@@ -254,38 +201,6 @@ def solve_report(problem: Problem, target: Target, *, time_limit: float = 10.0,
                        busy_share=figures.busy_share, peak_bytes=figures.peak_bytes,
                        extent_bytes=figures.extent_bytes,
                        status=status, stats=stats)
-
-
-def _lns(inst: Instance, dag: Dag, solution: Solution, displaced: Solution | None,
-         budget: TimeBudget, seed: int, workers: int, lower: int, placement: bool,
-         meta: dict[str, Any], emit: Callable[[str, int], None]) -> Solution:
-    """LNS from ``solution``; where the tasks in sequence ``displaced`` the list schedule
-    as the start, from each for half the budget (the list schedule first), keeping the
-    better. Why: windows move a few ops, so LNS from tasks run end to end rarely
-    interleaves them; on the tight Ascend pair at 153 ops and 60 s the tasks in sequence
-    (1.091 of the bound) beat the list schedule (1.125) and LNS from them reached 1.086,
-    where at 10 s, from the list schedule, it had reached 1.052; from both, 1.038."""
-    starts = [solution] if displaced is None else [displaced, solution]
-    windows = accepted = 0
-
-    def improved(makespan: int) -> None:  # progress reports the best of both runs only
-        if makespan < solution.makespan(inst):
-            emit("lns", makespan)
-
-    for k, start in enumerate(starts):
-        if interrupt.requested():
-            break
-        part = budget.share(1 / (len(starts) - k))
-        result = improve(inst, dag, start, part, seed=seed, workers=workers, lower=lower,
-                         placement=placement, on_improve=improved)
-        budget.absorb(part)
-        windows += result.windows
-        accepted += result.accepted
-        if result.accepted and result.solution.makespan(inst) <= solution.makespan(inst):
-            solution, meta["solver"] = result.solution, "lns"
-    meta["lns_windows"] = windows
-    meta["lns_accepted"] = accepted
-    return solution
 
 
 def _task_solver(seed: int, workers: int, placement: bool, params: SearchParams
@@ -298,73 +213,3 @@ def _task_solver(seed: int, workers: int, placement: bool, params: SearchParams
                             placement=placement, reproducible=reproducible,
                             validated=True, wall_limit=wall, params=params).schedule
     return solve_task
-
-
-def _serial_could_win(inst: Instance, makespan: int, check_max_ops: int) -> bool:
-    """Whether the tasks one after another could end before ``makespan``: the sum of a
-    lower bound of each task alone is below it. The bound is each task's lane and budget
-    work (:func:`_work_bound`), and, on problems of at most ``check_max_ops``
-    ops (:attr:`SearchParams.serial_check_max_ops`),
-    :func:`schedsearch.engine.bounds.lower.lower_bound` of the problem its kernel solves. Where the
-    candidate cannot win, searching it (a quarter of the time) cannot change the answer, and the
-    later stages get that time (on the tight pairs and chain the tasks in sequence are 30-70 %
-    longer than the list schedule)."""
-
-    tasks = list(dict.fromkeys(inst.op_task))
-    if len(tasks) < 2:
-        return False
-    if sum(_work_bound(inst, task) for task in tasks) >= makespan:
-        return False
-    if inst.n_ops > check_max_ops:
-        return True
-    total = 0
-    for task in tasks:
-        try:
-            sub, _ = restrict(inst.problem, task)
-            total += lower_bound(sub, inst.target).value
-        except InputError:  # no kernel of its own: kernels_in_sequence says so
-            return True
-        if total >= makespan:
-            return False
-    return True
-
-
-def _work_bound(inst: Instance, task: str) -> int:
-    """A lower bound of ``task``'s makespan alone: on each lane kind and budget, the
-    least work its ops put on it (each op at its cheapest mode there) over capacity."""
-    work: dict[Resource, int] = {}
-    for op in range(inst.n_ops):
-        if inst.op_task[op] == task:
-            for key, cost in inst.least_work(op).items():
-                work[key] = work.get(key, 0) + cost
-    capacity = inst.capacities()
-    return max((-(-cost // capacity[key]) for key, cost in work.items() if capacity[key]),
-               default=0)
-
-
-def _respects(inst: Instance, dag: Dag, solution: Solution) -> bool:
-    """Whether ``solution`` keeps every edge of ``dag`` (a schedule found on another
-    precedence graph may order some writers differently: then only the final comparison
-    may take it, not a search that starts from it)."""
-    ends = solution.ends(inst)
-    return all(solution.starts[s] >= ends[p] + lag for p, s, lag in dag.edges
-               if p < dag.n_ops and s < dag.n_ops)
-
-
-def _peak_memory(inst: Instance, dag: Any, solution: Solution, bound: int, budget: TimeBudget,
-                 seed: int, workers: int, max_ops: int) -> tuple[Solution, dict[str, Any]]:
-    """Minimise the highest address used per memory, keeping the makespan (not tried
-    above ``max_ops`` ops)."""
-    if inst.n_ops > max_ops:
-        return solution, {"objective": "peak-memory", "status": "SKIPPED_TOO_LARGE"}
-    inc = Incumbent.of(inst, dag, solution)
-    built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan,
-                  peak_memory_at=inc.makespan)
-    outcome = solve_built(built, budget, work=budget.left, seed=seed, workers=workers)
-    before = sum(extent_bytes(inst, solution).values())
-    after = sum(extent_bytes(inst, outcome.solution).values()) if outcome.solution else before
-    if outcome.solution is None or after >= before:
-        return solution, {"objective": "peak-memory", "status": outcome.status,
-                          "extent_bytes": before}
-    return outcome.solution, {"objective": "peak-memory", "status": outcome.status,
-                              "extent_bytes": after}

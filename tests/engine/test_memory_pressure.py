@@ -358,16 +358,16 @@ def test_large_buffers_get_the_exact_whole_model(monkeypatch: pytest.MonkeyPatch
     """Large buffers: the whole model decides the addresses itself (a relaxed answer
     there often has none); without large buffers the relaxed model runs and the
     placement engine gives the addresses. Both answers are legal."""
-    import schedsearch.engine.search as api
+    from schedsearch.engine.stages import improvement as stage
 
     calls: list[bool] = []
-    real = api.whole_model
+    real = stage.whole_model
 
     def spy(*args: object, **kwargs: object) -> object:
         calls.append(bool(args[8]))  # placement: True for the relaxed model
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(api, "whole_model", spy)
+    monkeypatch.setattr(stage, "whole_model", spy)
     problem, tgt = gemm_problem(blocks=2, k_steps=2, tile=1024), target(capacity=4096)
     assert any(large_buffers(build_instance(problem, tgt)))
     report = solve_report(problem, tgt, time_limit=2.0, seed=0, workers=1)
@@ -407,9 +407,9 @@ def test_the_tasks_in_sequence_are_searched_only_where_they_could_win(
     tight wide pair it exceeds the list schedule's makespan, so solve does not spend a
     quarter of its time searching that candidate; against a makespan above that sum it
     would."""
-    from schedsearch.engine import search as api
     from schedsearch.engine.bounds.lower import lower_bound
     from schedsearch.engine.portfolio import list_schedule
+    from schedsearch.engine.stages import constructive as stage
 
     problem, tgt = tight_problem("pair-wide")
     inst = build_instance(problem, tgt)
@@ -418,16 +418,16 @@ def test_the_tasks_in_sequence_are_searched_only_where_they_could_win(
     listed = list_schedule(inst, build_dag(inst))
     assert isinstance(listed, Solution) and alone > listed.makespan(inst)
     check = DEFAULT.serial_check_max_ops
-    assert not api._serial_could_win(inst, listed.makespan(inst), check)
-    assert api._serial_could_win(inst, alone + 1, check)
+    assert not stage.serial_could_win(inst, listed.makespan(inst), check)
+    assert stage.serial_could_win(inst, alone + 1, check)
     calls: list[int] = []
-    real = api.kernels_in_sequence
+    real = stage.kernels_in_sequence
 
     def record(*args: Any) -> Solution | None:
         calls.append(1)
         return real(*args)
 
-    monkeypatch.setattr(api, "kernels_in_sequence", record)
+    monkeypatch.setattr(stage, "kernels_in_sequence", record)
     report = solve_report(problem, tgt, time_limit=2, workers=1)
     assert verify(report.schedule) == []
     assert not calls
@@ -438,7 +438,7 @@ def test_the_work_bound_of_a_task_is_below_its_schedule_alone() -> None:
     on the tight triple, every task's list schedule alone is no shorter, and the bound is
     the largest such work (the GEMM's on its DMA lanes or DDR budget, not zero)."""
     from schedsearch.engine.portfolio import list_schedule
-    from schedsearch.engine.search import _work_bound
+    from schedsearch.engine.stages.constructive import work_bound
 
     problem, tgt = tight_problem("triple")
     inst = build_instance(problem, tgt)
@@ -446,7 +446,7 @@ def test_the_work_bound_of_a_task_is_below_its_schedule_alone() -> None:
         sub = build_instance(restrict(problem, task)[0], tgt)
         alone = list_schedule(sub, build_dag(sub))
         assert isinstance(alone, Solution)
-        assert 0 < _work_bound(inst, task) <= alone.makespan(sub)
+        assert 0 < work_bound(inst, task) <= alone.makespan(sub)
 
 
 def test_lns_runs_from_both_the_tasks_in_sequence_and_the_list_schedule_they_displaced(
@@ -456,8 +456,9 @@ def test_lns_runs_from_both_the_tasks_in_sequence_and_the_list_schedule_they_dis
     half its time and the better answer is kept. Work alone stops each stage
     (``wall_never_binds``): on a loaded machine the wall clock had cut the tasks in
     sequence, and LNS ran from one start only."""
-    from schedsearch.engine import search as api
     from schedsearch.engine.portfolio import list_schedule
+    from schedsearch.engine.stages import constructive
+    from schedsearch.engine.stages import improvement as lns_stage
 
     late = 10_000
 
@@ -472,7 +473,7 @@ def test_lns_runs_from_both_the_tasks_in_sequence_and_the_list_schedule_they_dis
 
     starts: list[int] = []
     ends: list[int] = []
-    real_improve = api.improve
+    real_improve = lns_stage.improve
 
     def improve(inst: Instance, dag: Dag, solution: Solution, *args: Any,
                 **options: Any) -> Any:
@@ -482,9 +483,9 @@ def test_lns_runs_from_both_the_tasks_in_sequence_and_the_list_schedule_they_dis
             ends.append(result.solution.makespan(inst))
         return result
 
-    monkeypatch.setattr(api, "list_schedule", delayed)
-    monkeypatch.setattr(api, "_serial_could_win", lambda *_: True)
-    monkeypatch.setattr(api, "improve", improve)
+    monkeypatch.setattr(constructive, "list_schedule", delayed)
+    monkeypatch.setattr(constructive, "serial_could_win", lambda *_: True)
+    monkeypatch.setattr(lns_stage, "improve", improve)
     report = solve_report(two_task_problem(), target(capacity=4096), time_limit=1.0,
                           workers=1, params=replace(DEFAULT, whole_model_max_ops=0))
     assert verify(report.schedule) == []

@@ -4,19 +4,36 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from models.evaluation import evaluate
 from models.files import write_json_atomic
-from models.formats import Problem, read_schedule, schedule_to_dict
+from models.formats import Problem, Schedule, Target, read_schedule, schedule_to_dict
 from models.targets import load_target
 from models.workload import example_names, load_problem_input, load_workload, scaled, tile
 from schedsearch import solve
+from schedsearch.engine import interrupt
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
 from schedsearch.engine.params import DEFAULT
 from schedsearch.engine.search import Progress, solve_report
+from schedsearch.engine.solution import Solution, to_schedule
+from schedsearch.engine.stages import (
+    PIPELINE,
+    Found,
+    Improvement,
+    Justify,
+    SearchContext,
+    SearchState,
+    Stage,
+    WholeModel,
+    run_stages,
+)
+from schedsearch.engine.timebudget import TimeBudget
 from tests.engine.problems import (
     gemm_problem,
     packing_problem,
@@ -137,8 +154,6 @@ def test_the_whole_model_places_the_best_answer_that_has_addresses(
     """A relaxed run's last answer may have no addresses where an earlier one has: the
     answers are tried from the last back, and the first the engine places is taken."""
     from schedsearch.engine import whole_model as whole_model_module
-    from schedsearch.engine.solution import Solution
-    from schedsearch.engine.timebudget import TimeBudget
 
     answers = [Solution((0,), (k,), (0,)) for k in (3, 2, 1)]
     unplaceable = {answers[2].starts}
@@ -150,63 +165,119 @@ def test_the_whole_model_places_the_best_answer_that_has_addresses(
     assert whole_model_module.placed_answer(None, answers, answers[0], budget, 0) is None  # type: ignore[arg-type]
 
 
-def test_memory_free_problems_get_justified_sampling_and_never_lose_to_it(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    import schedsearch.engine.search as api
-    from schedsearch.engine.justify import justified
+def context(problem: Problem, tgt: Target, **options: Any) -> SearchContext:
+    """The search's context for ``problem``, as ``solve_report`` makes it, without
+    progress and without searching tasks alone."""
+    inst = build_instance(problem, tgt)
+
+    def no_task(*_: object) -> Schedule:
+        raise AssertionError("no task is searched alone here")
+
+    return SearchContext(inst, build_dag(inst), options.pop("params", DEFAULT),
+                         lambda *_: None, no_task, bound=0, **options)
+
+
+@dataclass(frozen=True)
+class Recording(Stage):
+    """``inner``, recording the makespan of what it found, or None."""
+
+    inner: Stage
+    found: list[int | None]
+
+    def applies(self, ctx: SearchContext, state: SearchState) -> bool:
+        return self.inner.applies(ctx, state)
+
+    def share(self, ctx: SearchContext) -> float:
+        return self.inner.share(ctx)
+
+    def run(self, ctx: SearchContext, state: SearchState, budget: TimeBudget) -> Found | None:
+        answer = self.inner.run(ctx, state, budget)
+        self.found.append(None if answer is None else answer.solution.makespan(ctx.inst))
+        return answer
+
+
+def test_memory_free_problems_get_justified_sampling_and_never_lose_to_it() -> None:
+    """Justified sampling runs where there are no buffers and CP-SAT proved nothing; the
+    solve keeps its answer only when shorter (the whole pipeline, with no whole model
+    first so that nothing proves optimality before it)."""
     from tests.engine.test_justify import random_rcpsp
 
     found: list[int | None] = []
-
-    def spy(inst, dag, budget, seed, **options):  # type: ignore[no-untyped-def]
-        answer = justified(inst, dag, budget, seed, **options)
-        found.append(None if answer is None else answer.makespan(inst))
-        return answer
-
-    monkeypatch.setattr(api, "justified", spy)
-    problem, tgt = random_rcpsp(3, n=20)
-    no_whole_model = replace(DEFAULT, whole_model_max_ops=0)  # no proof of optimality first
-    report = solve_report(problem, tgt, time_limit=1.0, workers=1, params=no_whole_model)
-    assert verify(report.schedule) == []
+    ctx = context(*random_rcpsp(3, n=20), params=replace(DEFAULT, whole_model_max_ops=0))
+    pipeline = tuple(Improvement(tuple(Recording(inner, found) if isinstance(inner, Justify)
+                                       else inner for inner in stage.stages))
+                     if isinstance(stage, Improvement) else stage for stage in PIPELINE)
+    state = SearchState(ctx.bound)
+    run_stages(pipeline, ctx, state, TimeBudget.start(1.0))
     (made,) = found
-    assert made is not None and report.schedule.makespan <= made
-    found.clear()
-    solve_report(gemm_problem(), target(), time_limit=0.5, workers=1)
-    assert found == []  # buffers: the stage does not run
+    assert made is not None and state.incumbent.makespan(ctx.inst) <= made
+    assert verify(to_schedule(ctx.inst, state.incumbent, {})) == []
+    assert not Justify().applies(context(gemm_problem(), target()), state)  # buffers
+    state.cpsat_status = "OPTIMAL"
+    assert not Justify().applies(ctx, state)
 
 
-@pytest.mark.parametrize("with_buffers", [True, False])
-def test_the_timed_whole_model_gets_less_of_the_budget_where_there_are_buffers(
-        monkeypatch: pytest.MonkeyPatch, with_buffers: bool) -> None:
+def test_the_timed_whole_model_gets_less_of_the_budget_where_there_are_buffers() -> None:
     """Using the whole limit, LNS gains more per second than the whole model where memory
-    binds, so problems with buffers give the whole model a smaller share."""
-    import schedsearch.engine.search as api
-    from schedsearch.engine.timebudget import TimeBudget
+    binds, so problems with buffers give the whole model a smaller share; a reproducible
+    search gives it the same share either way."""
     from tests.engine.test_justify import random_rcpsp
 
-    shares: dict[int, float] = {}
-    real_share = TimeBudget.share
-
-    def share(self: TimeBudget, fraction: float, **options: float) -> TimeBudget:
-        part = real_share(self, fraction, **options)
-        shares[id(part)] = fraction
-        return part
-
-    given: list[float] = []
-
-    def whole_model(inst, dag, solution, solver, bound, budget, *rest):  # type: ignore[no-untyped-def]
-        given.append(shares[id(budget)])
-        return solution, {"solver": solver, "status": "FEASIBLE"}, None
-
-    monkeypatch.setattr(TimeBudget, "share", share)
-    monkeypatch.setattr(api, "whole_model", whole_model)
-    monkeypatch.setattr(api, "whole_model_both_ways", whole_model)
-    problem, tgt = (gemm_problem(), target()) if with_buffers else random_rcpsp(3, n=12)
-    report = solve_report(problem, tgt, time_limit=0.3, workers=1, reproducible=False)
-    assert verify(report.schedule) == []
-    assert given == [DEFAULT.whole_model_share_timed_memory if with_buffers
-                     else DEFAULT.whole_model_share_timed]
+    stage = WholeModel()
+    buffers, none = (gemm_problem(), target()), random_rcpsp(3, n=12)
+    assert stage.share(context(*buffers, reproducible=False)) == \
+        DEFAULT.whole_model_share_timed_memory
+    assert stage.share(context(*none, reproducible=False)) == DEFAULT.whole_model_share_timed
     assert DEFAULT.whole_model_share_timed_memory < DEFAULT.whole_model_share_timed
+    assert stage.share(context(*buffers)) == stage.share(context(*none)) == \
+        DEFAULT.whole_model_share
+
+
+@dataclass(frozen=True)
+class Scripted(Stage):
+    """A stage that spends ``work`` of its part and answers ``answer`` (a makespan)."""
+
+    fraction: float
+    work: float
+    answer: int | None
+    ties: bool = False
+    always: bool = False
+    given: list[float] = field(default_factory=list)
+
+    def share(self, ctx: SearchContext) -> float:
+        return self.fraction
+
+    def run(self, ctx: SearchContext, state: SearchState, budget: TimeBudget) -> Found | None:
+        self.given.append(budget.left)
+        budget.charge(self.work)
+        if self.answer is None:
+            return None
+        return Found(Solution((0,), (self.answer,), ()), f"scripted-{self.answer}")
+
+
+def test_the_loop_shares_the_budget_keeps_the_incumbent_and_stops_on_request() -> None:
+    """Each stage gets its share of the work left (what an earlier one did not use
+    included), a longer answer never replaces the incumbent and an equal one only for a
+    stage that ties; after a stop request only the stages marked ``always`` run."""
+    from tests.engine.test_justify import random_rcpsp
+
+    ctx = context(*random_rcpsp(0, n=1))
+    first, half, longer, tie, nothing = (Scripted(1.0, 2.0, 5), Scripted(0.5, 1.0, 4),
+                                         Scripted(0.5, 0.0, 6), Scripted(1.0, 1.0, 4, True),
+                                         Scripted(1.0, 0.0, None))
+    state, budget = SearchState(0), TimeBudget.start(10.0, wall=600.0)
+    run_stages((first, half, longer, tie, nothing), ctx, state, budget)
+    assert (first.given, half.given, longer.given, tie.given, nothing.given) == \
+        ([10.0], [4.0], [3.5], [7.0], [6.0])
+    assert budget.spent == 4.0 and state.solver == "scripted-4" and state.lns_windows == 0
+    assert state.incumbent.starts == (4,)
+    stopped, final = Scripted(1.0, 0.0, 3), Scripted(0.0, 0.0, 2, always=True)
+    interrupt.request()
+    try:
+        run_stages((stopped, final), ctx, state, budget)
+    finally:
+        interrupt.reset()
+    assert stopped.given == [] and final.given == [0.0] and state.solver == "scripted-2"
 
 
 @pytest.mark.parametrize("mirrored_proves", [True, False])
@@ -218,8 +289,6 @@ def test_a_memory_free_whole_model_searches_the_mirrored_problem_then_the_forwar
     from schedsearch.engine import whole_model as whole_model_module
     from schedsearch.engine.mirror import mirrored
     from schedsearch.engine.portfolio import list_schedule
-    from schedsearch.engine.solution import Solution
-    from schedsearch.engine.timebudget import TimeBudget
     from tests.engine.test_justify import random_rcpsp, setup
 
     problem, tgt = random_rcpsp(5, n=12)
