@@ -259,7 +259,7 @@ def solve_instance(path: Path, best: BestKnown, *, time_limit: float, workers: i
                          status=meta.get("status"), wall=wall,
                          legal=checker.verify(schedule_to_dict(schedule)).legal),
                  "bound": bound, "solver": meta.get("solver"),
-                 "cut": meta.get("reproducible") is False}}
+                 "cut": reproducible and meta.get("reproducible") is False}}
     for who, wanted in (("peer", peer), ("cpsat", cpsat)):
         if not wanted:
             continue
