@@ -75,19 +75,13 @@ def whole_model_both_ways(inst: Instance, dag: Dag, solution: Solution, solver: 
     """:func:`whole_model` on a problem without buffers, on the mirrored problem
     (:mod:`schedsearch.engine.mirror`) for ``mirrored_share`` of ``budget``, then, unless
     that proved its answer optimal, forward from its answer for the rest. Either run's
-    bound holds for both, and the shorter answer is kept. With a reproducible budget the
-    mirrored run's share is of the work only: its wall-clock net is the stage's. Why: at
-    a load of 15-25 on 2 cores, a net of ``mirrored_share`` of the stage's wall time cut
-    the mirrored run on J30_126, 127 and 288 at 10 s (``psplib_bench --reproducible``:
-    65, 78 and 81, not repeatable), where the runs that finished their work gave 64 or
-    65, 77 and 81."""
+    bound holds for both, and the shorter answer is kept."""
     meta: dict[str, Any] = {"solver": solver, "status": "FEASIBLE"}
     bounds: list[int] = []
     for share, flip in ((mirrored_share, True), (1.0, False)):
         if meta["status"] == "OPTIMAL" or budget.exhausted() or interrupt.requested():
             break
-        # a reproducible run ends by its work; the stage's deadline is only its safety net
-        part = budget.share(share, wall=1.0 if budget.reproducible else None)
+        part = budget.share(share)
         found, run, run_bound = whole_model(
             inst, mirrored_dag(dag) if flip else dag,
             mirrored(inst, solution) if flip else solution, meta["solver"],

@@ -62,33 +62,3 @@ def test_a_problem_with_buffers_is_not_mirrored() -> None:
     inst = build_instance(gemm_problem(), target())
     with pytest.raises(ValueError, match="buffers"):
         mirrored(inst, None)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize("reproducible", [True, False])
-def test_a_reproducible_mirrored_run_gets_a_share_of_the_work_and_the_stages_deadline(
-        monkeypatch: pytest.MonkeyPatch, reproducible: bool) -> None:
-    """With a reproducible budget the work ends the mirrored run, so its wall-clock net is
-    the whole stage's (a share of it cut runs on a loaded machine, which then did not
-    repeat); a budget that uses its time shares the wall clock as before."""
-    from schedsearch.engine import whole_model as module
-    from schedsearch.engine.portfolio import list_schedule
-    from schedsearch.engine.timebudget import TimeBudget
-
-    problem, tgt = random_rcpsp(5, n=12)
-    inst, dag = setup(problem, tgt)
-    start = list_schedule(inst, dag, TimeBudget.start(5.0))
-    given: list[tuple[float, float]] = []
-
-    def whole_model(inst_, dag_, solution, solver, bound, budget, *rest):  # type: ignore[no-untyped-def]
-        given.append((budget.work, budget.deadline))
-        return solution, {"solver": solver, "status": "FEASIBLE"}, None
-
-    monkeypatch.setattr(module, "whole_model", whole_model)
-    stage = TimeBudget.start(4.0, wall=100.0, reproducible=reproducible)
-    module.whole_model_both_ways(inst, dag, start, "constructive", 3, stage, 0, 2,
-                                 lambda *_: None, 0.5)
-    (work, deadline), _ = given
-    if reproducible:
-        assert work == pytest.approx(2.0) and deadline == pytest.approx(stage.deadline, abs=1.0)
-    else:
-        assert deadline < stage.deadline - 40.0  # about half of the wall time left
