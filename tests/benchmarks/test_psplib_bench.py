@@ -161,9 +161,9 @@ def test_sample_spreads_over_the_ids() -> None:
 
 def test_summary_counts_and_gaps_of_one_solver() -> None:
     records = [{"gap_pct": 0.0, "wall_s": 1.0, "at_best_known": True,
-                "proven_optimal": True, "legal": True, "status": "OPTIMAL"},
+                "proven_optimal": True, "legal": True, "status": "OPTIMAL", "cut": False},
                {"gap_pct": 2.0, "wall_s": 3.0, "at_best_known": False,
-                "proven_optimal": False, "legal": True, "status": "FEASIBLE"}]
+                "proven_optimal": False, "legal": True, "status": "FEASIBLE", "cut": True}]
     summary = summarize(records)
     assert summary["instances"] == 2
     assert (summary["at_best_known"], summary["proven_optimal"]) == (1, 1)
@@ -171,6 +171,9 @@ def test_summary_counts_and_gaps_of_one_solver() -> None:
     assert (summary["mean_wall_s"], summary["max_wall_s"]) == (2.0, 3.0)
     assert summary["all_legal"]
     assert summary["statuses"] == {"OPTIMAL": 1, "FEASIBLE": 1}
+    assert summary["cut"] == 1  # a run the wall clock stopped may not repeat
+    peers = [{k: v for k, v in r.items() if k != "cut"} for r in records]
+    assert "cut" not in summarize(peers)  # the peers' sides have no work budget
     assert summarize([]) == {"instances": 0}
 
 
@@ -185,7 +188,9 @@ def test_only_keeps_the_named_instances(tmp_path) -> None:
         (folder / f"J30_{number}.txt").write_text(PATTERSON)
     (tmp_path / "psplib" / "bks-j30.csv").write_text(BKS)
     figures = run(tmp_path, ["j30"], None, time_limit=0.5, workers=1, seed=0, peer=False,
-                  cpsat=False, only=[2], log=io.StringIO())
+                  cpsat=False, only=[2], reproducible=True, wall_limit=60.0,
+                  log=io.StringIO())
     (record,) = figures["sets"]["j30"]["records"]
     assert record["name"] == "J30_2" and record["ours"]["makespan"] == 5
-    assert record["ours"]["legal"]
+    assert record["ours"]["legal"] and record["ours"]["cut"] is False
+    assert figures["wall_limit_s"] == 60.0
