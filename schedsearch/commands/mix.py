@@ -27,13 +27,13 @@ from models.formats import schedule_to_dict
 from models.mix import load_mix
 from models.targets import load_target
 from schedsearch.commands.options import add_search_options, add_size_option, add_target_option
+from schedsearch.commands.study import study_options
 from schedsearch.engine import interrupt
 from schedsearch.engine.deadlines import OBJECTIVES, DeadlinesMissed
 from schedsearch.mix.figures import PolicyFigures
 from schedsearch.mix.policies import Goal
 from schedsearch.mix.serve import MixReport, serve
 from schedsearch.output import image_file, output_file_only, write_json
-from schedsearch.paths import SolveOptions
 from schedsearch.wording import counted
 
 
@@ -69,8 +69,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     mix = load_mix(args.mix)
     target = load_target(args.target or mix.target)
-    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers,
-                           reproducible=args.reproducible)
+    options = study_options(args)  # one limit for the whole command, from its start
     goal = Goal(args.objective, args.soft_deadlines)
     try:
         with interrupt.cooperating():
