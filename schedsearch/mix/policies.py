@@ -64,7 +64,7 @@ from schedsearch.mix.kernels import KernelCache, kernel_problems
 from schedsearch.paths import SolveOptions, cross_task_event_edges, separate_kernels
 
 __all__ = ["POLICIES", "CHUNK_TOKENS", "SEARCH_CHUNKS", "KERNEL_SHARE", "TIGHTENINGS",
-           "PolicyRun", "Search", "ObjectiveSearch", "Goal", "MAKESPAN", "run_policies",
+           "PolicyRun", "Tried", "Search", "ObjectiveSearch", "Goal", "MAKESPAN", "run_policies",
            "sequential_parts", "chunked_parts", "fused_charges", "total", "request_ends",
            "objectives_of"]
 
@@ -106,9 +106,21 @@ Charge = tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
+class Tried:
+    """One candidate ``searched`` weighed: what it is, its chunk (None: whole prefills),
+    its makespan with overheads and its total lateness (ns)."""
+
+    label: str
+    chunk: int | None
+    makespan: int
+    lateness: int
+
+
+@dataclass(frozen=True, slots=True)
 class PolicyRun:
     """One policy's schedule (of ``mix_problem.problem``), its overhead charges, how many
-    launches and events they are, and a note (which candidate ``searched`` kept)."""
+    launches and events they are, a note (which candidate ``searched`` kept) and the
+    candidates it weighed (``searched`` only)."""
 
     name: str
     mix_problem: MixProblem
@@ -117,6 +129,7 @@ class PolicyRun:
     launches: int
     events: int
     note: str = ""
+    tried: tuple[Tried, ...] = ()
 
 
 def sequential_parts(mp: MixProblem) -> list[Part]:
@@ -357,8 +370,10 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
         candidates.append((f"the {kernels.name} policy itself", replace(kernels,
                                                                           name="searched")))
     label, best = min(candidates, key=lambda c: _key(c[1], goal))  # the first of equals
-    tried = "; ".join(f"{what} {total(run)}" for what, run in candidates)
-    runs["searched"] = replace(best, note=f"kept {label} (tried: {tried})")
+    tried = tuple(Tried(what, run.mix_problem.chunk, total(run), sum(_late(run).values()))
+                  for what, run in candidates)
+    listed = "; ".join(f"{t.label} {t.makespan}" for t in tried)
+    runs["searched"] = replace(best, note=f"kept {label} (tried: {listed})", tried=tried)
     late = _late(best)
     if late and not goal.soft_deadlines:
         raise DeadlinesMissed(list(late), False, "the best searched schedule is late by "
