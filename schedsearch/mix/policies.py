@@ -38,7 +38,9 @@ half for the per-request search when there is one (a third of that half per roun
 :data:`TIGHTENINGS`). Each search is granted its weight's part of what is left as it
 begins (of the work, so a reproducible run repeats, and of the wall time, so the command
 ends near its limit whatever the load); a tightening round that does not run gives its
-weight back to the searches after it.
+weight back to the searches after it. Once the wall time for searches is spent, the
+chunked candidates not yet searched are skipped (the note says so): whole prefills are
+always searched.
 """
 
 from __future__ import annotations
@@ -248,6 +250,13 @@ def objectives_of(mp: MixProblem, goal: Goal, launch_ns: int,
     return Objectives(groups, goal.objective, goal.soft_deadlines)
 
 
+def _spent(allotment: Allotment) -> bool:
+    """True once no wall time is left for searches (only the tail kept for scoring): a
+    chunking not yet searched is then skipped, and with it its searches' fixed costs
+    (bound, list schedule, deadline pass), which no grant can cut."""
+    return allotment.time_budget.wall_left() <= allotment.tail
+
+
 def _release(allotment: Allotment, weight: float) -> None:
     """Give the weight of planned searches that will not run back to those after them."""
     allotment.plan(max(0.0, allotment.planned - weight))
@@ -346,9 +355,14 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
     per_request = objective_search is not None and objectives_of(
         whole, goal, 0).active
     candidates: list[tuple[str, PolicyRun]] = []
+    skipped: list[str] = []
     for chunk in chunkings:
         mp = problems[chunk]
         label = "whole prefills" if chunk is None else f"prefill in chunks of {chunk}"
+        if chunk is not None and _spent(allotment):
+            skipped.append(label)
+            _release(allotment, fused_weight)
+            continue
         weight = fused_weight / 2 if per_request else fused_weight
         schedule = search(mp.problem, target, allotment.grant(weight))
         candidates.append((label, _fused(mp, schedule, target)))
@@ -373,6 +387,8 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
     tried = tuple(Tried(what, run.mix_problem.chunk, total(run), sum(_late(run).values()))
                   for what, run in candidates)
     listed = "; ".join(f"{t.label} {t.makespan}" for t in tried)
+    if skipped:
+        listed += f"; not searched, the time limit being spent: {', '.join(skipped)}"
     runs["searched"] = replace(best, note=f"kept {label} (tried: {listed})", tried=tried)
     late = _late(best)
     if late and not goal.soft_deadlines:

@@ -68,3 +68,31 @@ def test_searches_that_take_their_grants_end_within_the_limit_less_the_tail(
     unused = (1 - KERNEL_SHARE) / 2 * TIGHTENINGS / (1 + TIGHTENINGS)
     assert sum(grants) == pytest.approx((1 - TAIL_SHARE - spent_before) * limit
                                         * (1 - unused))
+
+
+def test_chunkings_not_yet_searched_are_skipped_once_the_time_is_spent(
+        clock: FakeClock) -> None:
+    """Kernels that overrun (each "takes" a tenth of the limit, whatever it was granted)
+    spend the searches' wall time: the whole prefill is still searched, the chunks of 64
+    are not, and the note says so."""
+    limit = 10.0
+    mix = Mix("t", TARGET.name, (Request("p0", QWEN, "prefill", 80, 0),
+                                 Request("d0", QWEN, "decode", 1, 16)))
+    whole = mix_problem(mix, TARGET, None, 100_000)
+    fused: list[int | None] = []
+
+    def search(problem, target, grant):
+        if len(problem.tasks) == 1:
+            clock.now += limit / 10
+        else:
+            fused.append(len(problem.ops))
+        return listed(problem, target)
+
+    runs = run_policies(whole, TARGET, search, SolveOptions(time_limit=limit,
+                                                            reproducible=False),
+                        100_000, allotment=Allotment.start(limit, reproducible=False))
+    assert fused == [len(whole.problem.ops)]
+    note = runs["searched"].note
+    assert "not searched, the time limit being spent: prefill in chunks of 64" in note
+    assert all(t.chunk is None or "kernels" in t.label or "policy" in t.label
+               for t in runs["searched"].tried)
