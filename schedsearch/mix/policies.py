@@ -11,13 +11,12 @@
   search (:func:`schedsearch.engine.search.solve`); with deadlines or ``weighted``, then
   the per-request search (:func:`schedsearch.engine.deadlines.search_objectives`) from
   that schedule, the deadline pass, and the kernel schedule of the same problem. The two
-  kernel schedules are fused candidates too (one entry, their events paid). The
+  kernel schedules are fused candidates too (one entry, their events paid), and the two
+  kernel policies' own runs are its floor (legal schedules of the same problems). The
   candidate kept is the best by (total lateness, objective, makespan), each figure with
-  the overheads (:mod:`.figures`): with deadlines ``searched`` is never later in total
-  than a kernel schedule run as one entry (so it meets them all when that entry does),
-  and without them it is never slower than one (nor, then, than the kernel policy
-  itself whenever that entry's events cost less than the launches it saves, as in
-  every mix measured).
+  the overheads (:mod:`.figures`): so ``searched`` never loses to either kernel policy
+  by that key (without deadlines it is never slower than either; with them never later
+  in total, so it meets them all when a kernel policy does).
 
 Overheads, as in :mod:`schedsearch.paths`: paid serially by the control processor, each
 a *charge* at a device time: a kernel's launch when its first op starts, the fused
