@@ -37,9 +37,9 @@ half for the per-request search when there is one (a third of that half per roun
 :data:`TIGHTENINGS`). Each search is granted its weight's part of what is left as it
 begins (of the work, so a reproducible run repeats, and of the wall time, so the command
 ends near its limit whatever the load); a tightening round that does not run gives its
-weight back to the searches after it. Once the wall time for searches is spent, the
-chunked candidates not yet searched are skipped (the note says so): whole prefills are
-always searched.
+weight back to the searches after it. Using the time (not reproducible), once the wall
+time for searches is spent the chunked candidates not yet searched are skipped (the note
+says so): whole prefills are always searched.
 """
 
 from __future__ import annotations
@@ -250,10 +250,12 @@ def objectives_of(mp: MixProblem, goal: Goal, launch_ns: int,
 
 
 def _spent(allotment: Allotment) -> bool:
-    """True once no wall time is left for searches (only the tail kept for scoring): a
-    chunking not yet searched is then skipped, and with it its searches' fixed costs
-    (bound, list schedule, deadline pass), which no grant can cut."""
-    return allotment.time_budget.wall_left() <= allotment.tail
+    """True once a search using the time has no wall time left (only the tail kept for
+    scoring): a chunking not yet searched is then skipped, and with it its searches'
+    fixed costs (bound, list schedule, deadline pass), which no grant can cut. Never when
+    reproducible: the candidates weighed must not depend on the machine's load."""
+    budget = allotment.time_budget
+    return not budget.reproducible and budget.wall_left() <= allotment.tail
 
 
 def _release(allotment: Allotment, weight: float) -> None:

@@ -80,10 +80,11 @@ def test_chunkings_not_yet_searched_are_skipped_once_the_time_is_spent(
                                  Request("d0", QWEN, "decode", 1, 16)))
     whole = mix_problem(mix, TARGET, None, 100_000)
     fused: list[int | None] = []
+    cost = [limit / 10]
 
     def search(problem, target, grant):
         if len(problem.tasks) == 1:
-            clock.now += limit / 10
+            clock.now += cost[0]
         else:
             fused.append(len(problem.ops))
         return listed(problem, target)
@@ -96,3 +97,9 @@ def test_chunkings_not_yet_searched_are_skipped_once_the_time_is_spent(
     assert "not searched, the time limit being spent: prefill in chunks of 64" in note
     assert all(t.chunk is None or "kernels" in t.label or "policy" in t.label
                for t in runs["searched"].tried)
+    fused.clear()  # reproducible: every chunking is searched, past the wall net too
+    clock.now, cost[0] = 1000.0, limit
+    run_policies(whole, TARGET, search, SolveOptions(time_limit=limit, reproducible=True),
+                 100_000, allotment=Allotment.start(limit, reproducible=True, begin=1000.0))
+    assert len(fused) == 2
+    assert clock.now - 1000.0 > 9 * limit  # the reproducible wall net (8 limits + 1 s)
