@@ -5,6 +5,9 @@ overheads, device time, overhead, launches, events, deadlines met, decode P50/P9
 steady-stream throughput, the chunk, whether the checker accepts the schedule), then each
 request's end under each policy. ``--json`` prints ``{"policies": {NAME: P}}`` instead;
 ``-o`` writes the searched schedule; ``--plot`` draws the three timelines.
+``--simulate RUNS`` runs the searched schedule's program under noise (``--jitter``,
+``--noise-seed``, as ``schedsearch simulate``) and adds each request's end P50/P99 and
+the share of runs meeting its deadline (``"simulation"`` in the JSON).
 
 Deadlines are hard unless ``--soft-deadlines``: the searched policy meets them all, or
 the command refuses (exit 1, one line naming the requests: ``INFEASIBLE`` when it is
@@ -23,17 +26,26 @@ import json
 import sys
 from typing import Any
 
-from models.formats import schedule_to_dict
+from models.errors import InputError
+from models.formats import Target, schedule_to_dict
 from models.mix import load_mix
 from models.targets import load_target
-from schedsearch.commands.options import add_search_options, add_size_option, add_target_option
+from schedsearch.commands.options import (
+    add_search_options,
+    add_size_option,
+    add_target_option,
+    seed_number,
+)
+from schedsearch.commands.simulate import MAX_RUNS, check_kinds, check_size, jitter_spec, run_count
+from schedsearch.commands.study import study_options
 from schedsearch.engine import interrupt
 from schedsearch.engine.deadlines import OBJECTIVES, DeadlinesMissed
 from schedsearch.mix.figures import PolicyFigures
+from schedsearch.mix.noise import MixNoise, RequestNoise, simulate_mix
 from schedsearch.mix.policies import Goal
 from schedsearch.mix.serve import MixReport, serve
 from schedsearch.output import image_file, output_file_only, write_json
-from schedsearch.paths import SolveOptions
+from schedsearch.program.simulate import Jitter
 from schedsearch.wording import counted
 
 
@@ -62,15 +74,39 @@ def register(subparsers: Any) -> None:
                         help="write the searched policy's schedule (npu-schedule/1)")
     parser.add_argument("--plot", metavar="P.png", type=image_file,
                         help="draw the three schedules on one time axis")
+    parser.add_argument("--simulate", type=run_count, metavar="RUNS",
+                        help="run the searched schedule's program RUNS times under noise "
+                             "(as `schedsearch simulate` runs a program) and report each "
+                             "request's end P50/P99 and the share of runs meeting its "
+                             f"deadline (at most {MAX_RUNS:,} runs)")
+    parser.add_argument("--jitter", type=jitter_spec, default=None, metavar="SPEC",
+                        help="with --simulate: the noise, as simulate's --jitter (CV, or "
+                             "KIND=CV, comma-separated; default 0.1)")
+    parser.add_argument("--noise-seed", type=seed_number, default=0, metavar="K",
+                        help="with --simulate: the seed of the noise (default 0)")
     add_size_option(parser)
     parser.set_defaults(handler=run)
+
+
+def _noise_options(args: argparse.Namespace, target: Target) -> Jitter:
+    """``--jitter`` (default 0.1), refused without ``--simulate`` or naming a lane kind
+    the target lacks; checked before any search."""
+    if args.simulate is None:
+        for flag, given in (("--jitter", args.jitter is not None),
+                            ("--noise-seed", args.noise_seed != 0)):
+            if given:
+                raise InputError(f"{flag} applies to --simulate runs only",
+                                 source=flag, rule="OPTION")
+    jitter = args.jitter if args.jitter is not None else Jitter(0.1)
+    check_kinds(jitter, target)
+    return jitter
 
 
 def run(args: argparse.Namespace) -> int:
     mix = load_mix(args.mix)
     target = load_target(args.target or mix.target)
-    options = SolveOptions(time_limit=args.time_limit, seed=args.seed, workers=args.workers,
-                           reproducible=args.reproducible)
+    jitter = _noise_options(args, target)
+    options = study_options(args)  # one limit for the whole command, from its start
     goal = Goal(args.objective, args.soft_deadlines)
     try:
         with interrupt.cooperating():
@@ -80,13 +116,22 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if interrupt.requested():  # policies searched after the request are not comparable
         raise interrupt.Interrupted
+    searched = report.runs["searched"]
+    simulation = None
+    if args.simulate is not None:
+        check_size(args.simulate, len(searched.schedule.ops))
+        simulation = simulate_mix(searched, args.simulate, jitter, args.noise_seed)
     if args.json:
-        print(json.dumps(report.as_dict(), indent=1))
+        document = report.as_dict()
+        if simulation is not None:
+            document["simulation"] = simulation.as_dict()
+        print(json.dumps(document, indent=1))
     else:
         print(f"{mix.name} on {target.name}: {counted(len(mix.requests), 'request')}; "
               f"times in {target.time_unit}")
         print(format_tables(report))
-    searched = report.runs["searched"]
+        if simulation is not None:
+            print("\n" + format_noise(simulation))
     if args.output:
         write_json(args.output, schedule_to_dict(searched.schedule))
     if args.plot:
@@ -120,6 +165,21 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                       for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
             for cells in (header, *rows)]
+
+
+def format_noise(noise: MixNoise) -> str:
+    """The table of ``--simulate``: each request's end P50/P99 and deadline share."""
+    def share(r: RequestNoise) -> str:
+        return "-" if r.met_share is None else f"{r.met_share:.1%}"
+
+    head = (f"{noise.policy} under noise: {counted(noise.runs, 'run', grouped=True)}, "
+            f"jitter {noise.jitter}, seed {noise.seed}; makespan P50 "
+            f"{noise.makespan_p50:.0f}, P99 {noise.makespan_p99:.0f}")
+    rows = [[name, "-" if r.deadline_ns is None else str(r.deadline_ns),
+             f"{r.end_p50:.0f}", f"{r.end_p99:.0f}", share(r)]
+            for name, r in noise.requests.items()]
+    return "\n".join([head, *_table(["request", "deadline", "end P50", "end P99",
+                                      "deadline met"], rows)])
 
 
 def format_tables(report: MixReport) -> str:

@@ -17,7 +17,7 @@ from models.formats import Target
 from schedsearch import output
 from schedsearch.commands.options import limit_seconds, seed_number
 from schedsearch.paths import SolveOptions
-from schedsearch.program.model import Program, read_program
+from schedsearch.program.model import read_program
 from schedsearch.program.policies import Policy
 from schedsearch.program.simulate import Jitter
 from schedsearch.program.stats import Study, simulate
@@ -30,7 +30,7 @@ MAX_RUNS = 1_000_000
 MAX_OP_RUNS = 20_000_000
 
 
-def _runs(text: str) -> int:
+def run_count(text: str) -> int:
     """A whole number of runs from 1 to :data:`MAX_RUNS`."""
     try:
         value = int(text)
@@ -41,16 +41,16 @@ def _runs(text: str) -> int:
     return value
 
 
-def _jitter(text: str) -> Jitter:
+def jitter_spec(text: str) -> Jitter:
     """``--jitter``'s SPEC; the kinds it names are checked against the program's target
-    once it is read (:func:`_check_kinds`)."""
+    once it is read (:func:`check_kinds`)."""
     try:
         return Jitter.parse(text)
     except InputError as error:
         raise argparse.ArgumentTypeError(error.message) from None
 
 
-def _check_kinds(jitter: Jitter, target: Target) -> None:
+def check_kinds(jitter: Jitter, target: Target) -> None:
     """A lane kind ``--jitter`` names must be one of the target's: a typo would
     otherwise mean no noise on the kind meant."""
     unknown = sorted(set(jitter.by_kind) - set(target.lanes))
@@ -60,8 +60,9 @@ def _check_kinds(jitter: Jitter, target: Target) -> None:
                          source="--jitter", rule="OPTION")
 
 
-def _check_size(runs: int, program: Program) -> None:
-    ops = len(program.schedule.ops)
+def check_size(runs: int, ops: int) -> None:
+    """InputError when ``runs`` of a program of ``ops`` ops are more than the simulator
+    holds (:data:`MAX_OP_RUNS`)."""
     if runs * ops > MAX_OP_RUNS:
         most = max(1, MAX_OP_RUNS // max(ops, 1))
         raise InputError(f"{counted(runs, 'run', grouped=True)} of "
@@ -80,9 +81,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "fluidly, and every queue order and wait is kept.")
     parser.add_argument("program", metavar="PROGRAM",
                         help="an npu-program/1 file ('-' reads standard input)")
-    parser.add_argument("--runs", type=_runs, default=1000, metavar="N",
+    parser.add_argument("--runs", type=run_count, default=1000, metavar="N",
                         help=f"runs per policy (default 1000, at most {MAX_RUNS:,})")
-    parser.add_argument("--jitter", type=_jitter, default=Jitter(0.1), metavar="SPEC",
+    parser.add_argument("--jitter", type=jitter_spec, default=Jitter(0.1), metavar="SPEC",
                         help="coefficient of variation: CV for every lane kind, KIND=CV "
                              "for one, comma-separated (e.g. 0.1 or 0.1,DMA=0.3 or "
                              "HMX=0.1,DMA=0.3; kinds not named get the bare CV, else 0); "
@@ -121,8 +122,8 @@ def _table(study: Study) -> str:
 def run(args: argparse.Namespace) -> int:
     program = read_program(args.program)
     target = program.schedule.target
-    _check_kinds(args.jitter, target)
-    _check_size(args.runs, program)
+    check_kinds(args.jitter, target)
+    check_size(args.runs, len(program.schedule.ops))
     costs = None
     if not target.costs:
         costs = NO_OVERHEADS

@@ -27,7 +27,7 @@ import numpy as np
 
 from checker import verify
 from models.formats import schedule_to_dict
-from schedsearch.mix.policies import PolicyRun, request_ends, total
+from schedsearch.mix.policies import PolicyRun, Tried, request_ends, total
 
 __all__ = ["RequestFigures", "PolicyFigures", "score", "percentile"]
 
@@ -61,6 +61,7 @@ class PolicyFigures:
     legal: bool
     violations: tuple[str, ...]
     note: str
+    tried: tuple[Tried, ...] = ()
 
     @property
     def missed(self) -> list[str]:
@@ -78,7 +79,9 @@ class PolicyFigures:
                 "decode_p50": self.decode_p50_ns, "decode_p99": self.decode_p99_ns,
                 "requests_per_s": self.requests_per_s, "tokens_per_s": self.tokens_per_s,
                 "chunk": self.chunk, "legal": self.legal,
-                "violations": list(self.violations), "note": self.note}
+                "violations": list(self.violations), "note": self.note,
+                "tried": [{"candidate": t.label, "chunk": t.chunk, "makespan": t.makespan,
+                           "lateness": t.lateness} for t in self.tried]}
 
 
 def percentile(values: list[int], q: float) -> int | None:
@@ -108,4 +111,5 @@ def score(run: PolicyRun) -> PolicyFigures:
         requests=requests, decode_p50_ns=percentile(decodes, 50),
         decode_p99_ns=percentile(decodes, 99), requests_per_s=len(requests) * per_s,
         tokens_per_s=tokens * per_s, chunk=mp.chunk, legal=verdict.legal,
-        violations=tuple(sorted({v.code for v in verdict.violations})), note=run.note)
+        violations=tuple(sorted({v.code for v in verdict.violations})), note=run.note,
+        tried=run.tried)

@@ -11,13 +11,12 @@
   search (:func:`schedsearch.engine.search.solve`); with deadlines or ``weighted``, then
   the per-request search (:func:`schedsearch.engine.deadlines.search_objectives`) from
   that schedule, the deadline pass, and the kernel schedule of the same problem. The two
-  kernel schedules are fused candidates too (one entry, their events paid). The
+  kernel schedules are fused candidates too (one entry, their events paid), and the two
+  kernel policies' own runs are its floor (legal schedules of the same problems). The
   candidate kept is the best by (total lateness, objective, makespan), each figure with
-  the overheads (:mod:`.figures`): with deadlines ``searched`` is never later in total
-  than a kernel schedule run as one entry (so it meets them all when that entry does),
-  and without them it is never slower than one (nor, then, than the kernel policy
-  itself whenever that entry's events cost less than the launches it saves, as in
-  every mix measured).
+  the overheads (:mod:`.figures`): so ``searched`` never loses to either kernel policy
+  by that key (without deadlines it is never slower than either; with them never later
+  in total, so it meets them all when a kernel policy does).
 
 Overheads, as in :mod:`schedsearch.paths`: paid serially by the control processor, each
 a *charge* at a device time: a kernel's launch when its first op starts, the fused
@@ -28,12 +27,19 @@ launch); events are known only from its answer, so a request they make late gets
 device deadline tightened by the events charged before its end, and the search goes on
 from that answer (at most :data:`TIGHTENINGS` times).
 
-Time: ``time_limit`` is the budget of the whole command. The separate kernels of both
-kernel policies share :data:`KERNEL_SHARE` of it in proportion to their ops (a kernel
-both policies run, a decode request's task, is solved once); the fused searches share
-the rest equally, each chunking's half to the makespan search and half to the
-per-request search when there is one. Every share is planned in advance (none depends
-on how long an earlier search took), so a reproducible run repeats.
+Time: the allotment's limit (:mod:`schedsearch.allotment`, started when the command
+began) is the budget of the whole command. The separate kernels are solved once per
+content (:class:`~schedsearch.mix.kernels.KernelCache`: identical kernels, such as every
+decode of one family and past, share one search) and together weigh
+:data:`KERNEL_SHARE` of the limit, each distinct kernel in proportion to its ops; the
+fused searches weigh the rest equally, per chunking, half for the makespan search and
+half for the per-request search when there is one (a third of that half per round, see
+:data:`TIGHTENINGS`). Each search is granted its weight's part of what is left as it
+begins (of the work, so a reproducible run repeats, and of the wall time, so the command
+ends near its limit whatever the load); a tightening round that does not run gives its
+weight back to the searches after it. Using the time (not reproducible), once the wall
+time for searches is spent the chunked candidates not yet searched are skipped (the note
+says so): whole prefills are always searched.
 """
 
 from __future__ import annotations
@@ -41,11 +47,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from models.cost import overheads
 from models.formats import Problem, Schedule, Target
 from models.requests import MixProblem, Part, mix_problem
+from schedsearch.allotment import Allotment, Grant
 from schedsearch.engine.deadlines import (
     PROVED,
     DeadlinesMissed,
@@ -55,10 +61,11 @@ from schedsearch.engine.deadlines import (
     unmeetable_groups,
 )
 from schedsearch.engine.slicing import cross_task_edges
+from schedsearch.mix.kernels import KernelCache, kernel_problems
 from schedsearch.paths import SolveOptions, cross_task_event_edges, separate_kernels
 
 __all__ = ["POLICIES", "CHUNK_TOKENS", "SEARCH_CHUNKS", "KERNEL_SHARE", "TIGHTENINGS",
-           "PolicyRun", "Search", "ObjectiveSearch", "Goal", "MAKESPAN", "run_policies",
+           "PolicyRun", "Tried", "Search", "ObjectiveSearch", "Goal", "MAKESPAN", "run_policies",
            "sequential_parts", "chunked_parts", "fused_charges", "total", "request_ends",
            "objectives_of"]
 
@@ -75,11 +82,12 @@ KERNEL_SHARE = 0.25
 #: How many times the per-request search tightens device deadlines that events broke.
 TIGHTENINGS = 2
 
-#: ``(problem, target, seconds) -> schedule``: the search, as the policies call it.
-Search = Callable[[Problem, Target, float], Schedule]
-#: ``(problem, target, objectives, starts by name, seconds) -> answer``: the per-request
+#: ``(problem, target, grant) -> schedule``: the search, as the policies call it, within
+#: its part of the command's limit.
+Search = Callable[[Problem, Target, Grant], Schedule]
+#: ``(problem, target, objectives, starts by name, grant) -> answer``: the per-request
 #: search (:func:`schedsearch.engine.deadlines.search_objectives`).
-ObjectiveSearch = Callable[[Problem, Target, Objectives, dict[str, Schedule], float],
+ObjectiveSearch = Callable[[Problem, Target, Objectives, dict[str, Schedule], Grant],
                            ObjectiveAnswer]
 
 
@@ -99,9 +107,21 @@ Charge = tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
+class Tried:
+    """One candidate ``searched`` weighed: what it is, its chunk (None: whole prefills),
+    its makespan with overheads and its total lateness (ns)."""
+
+    label: str
+    chunk: int | None
+    makespan: int
+    lateness: int
+
+
+@dataclass(frozen=True, slots=True)
 class PolicyRun:
     """One policy's schedule (of ``mix_problem.problem``), its overhead charges, how many
-    launches and events they are, and a note (which candidate ``searched`` kept)."""
+    launches and events they are, a note (which candidate ``searched`` kept) and the
+    candidates it weighed (``searched`` only)."""
 
     name: str
     mix_problem: MixProblem
@@ -110,6 +130,7 @@ class PolicyRun:
     launches: int
     events: int
     note: str = ""
+    tried: tuple[Tried, ...] = ()
 
 
 def sequential_parts(mp: MixProblem) -> list[Part]:
@@ -162,31 +183,8 @@ def fused_charges(schedule: Schedule, target: Target) -> tuple[Charge, ...]:
     return ((0, costs.launch_ns), *sorted(events))
 
 
-class _KernelSolver:
-    """The :data:`schedsearch.paths.Solver` that separate kernels call: a share of the
-    kernels' time by ops, and each kernel solved once for both kernel policies
-    (``granted``: the seconds each search was given)."""
-
-    def __init__(self, search: Search, seconds_per_op: float) -> None:
-        self.search = search
-        self.seconds_per_op = seconds_per_op
-        self.solved: dict[str, tuple[Problem, Schedule]] = {}
-        self.granted: list[float] = []
-
-    def __call__(self, sub: Problem, target: Target, **_options: Any) -> Schedule:
-        (task,) = sub.tasks
-        known = self.solved.get(task)
-        if known is not None and known[0] == sub:
-            return known[1]
-        seconds = self.seconds_per_op * len(sub.ops)
-        self.granted.append(seconds)
-        schedule = self.search(sub, target, seconds)
-        self.solved[task] = (sub, schedule)
-        return schedule
-
-
 def _kernel_policy(name: str, mp: MixProblem, target: Target, parts: Sequence[Part],
-                   solver: _KernelSolver, options: SolveOptions) -> PolicyRun:
+                   solver: KernelCache, options: SolveOptions) -> PolicyRun:
     order = _task_order(mp, parts)
     schedule, _ = separate_kernels(mp.problem, target, solver, options, order)
     charges = _kernel_charges(schedule, overheads(target).launch_ns)
@@ -251,31 +249,53 @@ def objectives_of(mp: MixProblem, goal: Goal, launch_ns: int,
     return Objectives(groups, goal.objective, goal.soft_deadlines)
 
 
+def _spent(allotment: Allotment) -> bool:
+    """True once a search using the time has no wall time left (only the tail kept for
+    scoring): a chunking not yet searched is then skipped, and with it its searches'
+    fixed costs (bound, list schedule, deadline pass), which no grant can cut. Never when
+    reproducible: the candidates weighed must not depend on the machine's load."""
+    budget = allotment.time_budget
+    return not budget.reproducible and budget.wall_left() <= allotment.tail
+
+
+def _release(allotment: Allotment, weight: float) -> None:
+    """Give the weight of planned searches that will not run back to those after them."""
+    allotment.plan(max(0.0, allotment.planned - weight))
+
+
 def _per_request(mp: MixProblem, target: Target, goal: Goal, starts: dict[str, Schedule],
-                 seconds: float, search: ObjectiveSearch) -> tuple[PolicyRun, str]:
-    """The per-request search on ``mp`` from ``starts``, its device deadlines tightened
-    where events made a request late (module docstring), and the search's note;
-    DeadlinesMissed if proved."""
+                 weight: float, allotment: Allotment, search: ObjectiveSearch
+                 ) -> tuple[PolicyRun, str]:
+    """The per-request search on ``mp`` from ``starts`` (``weight`` in ``allotment``, a
+    part per round), its device deadlines tightened where events made a request late
+    (module docstring), and the search's note; DeadlinesMissed if proved."""
     launch = overheads(target).launch_ns
     tightened: dict[str, int] = {}
-    rounds = 1 + TIGHTENINGS
-    answer = search(mp.problem, target, objectives_of(mp, goal, launch), starts,
-                    seconds / rounds)
+    per_round = weight / (1 + TIGHTENINGS)
+    rounds_left = TIGHTENINGS
+    try:
+        answer = search(mp.problem, target, objectives_of(mp, goal, launch), starts,
+                        allotment.grant(per_round))
+    except DeadlinesMissed:
+        _release(allotment, per_round * rounds_left)
+        raise
     run, note = _fused(mp, answer.schedule, target), answer.note
-    for _ in range(TIGHTENINGS):
+    while rounds_left:
         late = _late(run)
         if answer.lateness or not late:
             break  # late on the device already, or on time
         for name, by in late.items():
             tightened[name] = tightened.get(name, 0) + by
+        rounds_left -= 1
         try:
             answer = search(mp.problem, target, objectives_of(mp, goal, launch, tightened),
-                            {"answer before": answer.schedule}, seconds / rounds)
+                            {"answer before": answer.schedule}, allotment.grant(per_round))
         except DeadlinesMissed:  # tightened past what can be met: keep the answer found
             break
         tighter = _fused(mp, answer.schedule, target)
         if _key(tighter, goal) < _key(run, goal):
             run, note = tighter, f"{answer.note}, deadlines tightened by events"
+    _release(allotment, per_round * rounds_left)
     return run, note
 
 
@@ -296,35 +316,56 @@ def _refuse_proved(problems: list[MixProblem], target: Target, goal: Goal) -> No
     raise DeadlinesMissed(names, True, PROVED, problems[0].mix.source)
 
 
+def _distinct_kernel_ops(cache: KernelCache, problems: Sequence[MixProblem]) -> int:
+    """The ops of the kernels the kernel policies will solve: one per content key."""
+    ops = {cache.key(kernel): len(kernel.ops)
+           for mp in problems for kernel in kernel_problems(mp).values()}
+    return sum(ops.values())
+
+
 def run_policies(whole: MixProblem, target: Target, search: Search,
                  options: SolveOptions, max_ops: int, goal: Goal = MAKESPAN,
-                 objective_search: ObjectiveSearch | None = None) -> dict[str, PolicyRun]:
+                 objective_search: ObjectiveSearch | None = None,
+                 allotment: Allotment | None = None) -> dict[str, PolicyRun]:
     """The three policies of the module docstring on the mix of ``whole`` (its problem
-    with whole prefills), in :data:`POLICIES` order. With hard deadlines that ``searched``
-    misses, DeadlinesMissed names the requests: before any search when it is proved on
-    every chunking that they cannot all be met, else after it."""
+    with whole prefills), in :data:`POLICIES` order, every search within its part of
+    ``allotment`` (default: ``options.allotment``, else ``options.time_limit`` counted
+    from now). With hard deadlines that ``searched`` misses, DeadlinesMissed names the
+    requests: before any search when it is proved on every chunking that they cannot all
+    be met, else after it."""
+    allotment = allotment or options.allotment or Allotment.start(
+        options.time_limit, reproducible=options.reproducible)
     mix = whole.mix
     chunked_mp = mix_problem(mix, target, CHUNK_TOKENS, max_ops)
     chunkings = _chunkings(whole)
     problems = {chunk: (whole if chunk is None else chunked_mp if chunk == CHUNK_TOKENS
                         else mix_problem(mix, target, chunk, max_ops)) for chunk in chunkings}
     _refuse_proved(list(problems.values()), target, goal)
-    kernel_ops = len(whole.problem.ops) + (0 if chunked_mp.chunk is None else sum(
-        len(chunked_mp.ops_of(r.name)) for r in mix.requests if r.phase == "prefill"))
-    solver = _KernelSolver(search, KERNEL_SHARE * options.time_limit / max(1, kernel_ops))
+    cache = KernelCache.of((whole, chunked_mp),
+                           lambda kernel, target_, weight: search(kernel, target_,
+                                                                  allotment.grant(weight)))
+    kernel_weight = _distinct_kernel_ops(cache, (whole, chunked_mp))
+    total_weight = kernel_weight / KERNEL_SHARE
+    fused_weight = (total_weight - kernel_weight) / len(chunkings)
+    allotment.plan(total_weight)
+    kernel_options = replace(options, allotment=None)  # the cache takes the grants
     runs = {"sequential": _kernel_policy("sequential", whole, target, sequential_parts(whole),
-                                         solver, options),
+                                         cache, kernel_options),
             "chunked": _kernel_policy("chunked", chunked_mp, target,
-                                      chunked_parts(chunked_mp), solver, options)}
+                                      chunked_parts(chunked_mp), cache, kernel_options)}
     per_request = objective_search is not None and objectives_of(
         whole, goal, 0).active
-    fused_seconds = (1 - KERNEL_SHARE) * options.time_limit / len(chunkings)
     candidates: list[tuple[str, PolicyRun]] = []
+    skipped: list[str] = []
     for chunk in chunkings:
         mp = problems[chunk]
         label = "whole prefills" if chunk is None else f"prefill in chunks of {chunk}"
-        seconds = fused_seconds / 2 if per_request else fused_seconds
-        schedule = search(mp.problem, target, seconds)
+        if chunk is not None and _spent(allotment):
+            skipped.append(label)
+            _release(allotment, fused_weight)
+            continue
+        weight = fused_weight / 2 if per_request else fused_weight
+        schedule = search(mp.problem, target, allotment.grant(weight))
         candidates.append((label, _fused(mp, schedule, target)))
         if per_request:
             assert objective_search is not None
@@ -334,15 +375,22 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
                     starts[f"{name} kernels' schedule"] = kernels.schedule
             # proved on this chunking (not on every one): its candidates are late
             with contextlib.suppress(DeadlinesMissed):
-                run, note = _per_request(mp, target, goal, starts, seconds,
+                run, note = _per_request(mp, target, goal, starts, weight, allotment,
                                          objective_search)
                 candidates.append((f"{label}, per-request search {note}", run))
     for kernels in runs.values():
         candidates.append((f"the {kernels.name} kernels' schedule, fused",
                            _fused(kernels.mix_problem, kernels.schedule, target)))
+    for kernels in runs.values():  # the floor: never worse than either kernel policy
+        candidates.append((f"the {kernels.name} policy itself", replace(kernels,
+                                                                          name="searched")))
     label, best = min(candidates, key=lambda c: _key(c[1], goal))  # the first of equals
-    tried = "; ".join(f"{what} {total(run)}" for what, run in candidates)
-    runs["searched"] = replace(best, note=f"kept {label} (tried: {tried})")
+    tried = tuple(Tried(what, run.mix_problem.chunk, total(run), sum(_late(run).values()))
+                  for what, run in candidates)
+    listed = "; ".join(f"{t.label} {t.makespan}" for t in tried)
+    if skipped:
+        listed += f"; not searched, the time limit being spent: {', '.join(skipped)}"
+    runs["searched"] = replace(best, note=f"kept {label} (tried: {listed})", tried=tried)
     late = _late(best)
     if late and not goal.soft_deadlines:
         raise DeadlinesMissed(list(late), False, "the best searched schedule is late by "

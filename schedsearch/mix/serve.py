@@ -9,6 +9,7 @@ from models.formats import Problem, Schedule, Target
 from models.mix import Mix
 from models.requests import mix_problem
 from models.workload import MAX_OPS
+from schedsearch.allotment import Grant
 from schedsearch.mix.figures import PolicyFigures, score
 from schedsearch.mix.policies import (
     MAKESPAN,
@@ -38,8 +39,9 @@ class MixReport:
 def _engine_search(options: SolveOptions) -> Search:
     from schedsearch.engine.search import solve
 
-    def search(problem: Problem, target: Target, seconds: float) -> Schedule:
-        return solve(problem, target, time_limit=seconds, seed=options.seed,
+    def search(problem: Problem, target: Target, grant: Grant) -> Schedule:
+        return solve(problem, target, time_limit=grant.time_limit,
+                     wall_limit=grant.wall_limit, seed=options.seed,
                      workers=options.workers, reproducible=options.reproducible,
                      validated=False)
 
@@ -50,9 +52,11 @@ def _engine_objective_search(options: SolveOptions) -> ObjectiveSearch:
     from schedsearch.engine.deadlines import ObjectiveAnswer, Objectives, search_objectives
 
     def search(problem: Problem, target: Target, objectives: Objectives,
-               starts: dict[str, Schedule], seconds: float) -> ObjectiveAnswer:
+               starts: dict[str, Schedule], grant: Grant) -> ObjectiveAnswer:
+        # its wall time is not capped by the grant (search_objectives takes no wall
+        # limit): reproducible, its work budget ends it
         return search_objectives(problem, target, objectives, starts=starts,
-                                 time_limit=seconds, seed=options.seed,
+                                 time_limit=grant.time_limit, seed=options.seed,
                                  workers=options.workers, reproducible=options.reproducible)
 
     return search

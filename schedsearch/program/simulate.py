@@ -37,7 +37,7 @@ import numpy as np
 
 from models.errors import InputError
 
-__all__ = ["Jitter", "RunPlan", "Runs", "fluid_rates", "noise", "run_plan"]
+__all__ = ["Jitter", "RunPlan", "Runs", "band_order", "fluid_rates", "noise", "run_plan"]
 
 #: Work below this share of a node's work counts as done (float rates).
 _EPSILON = 1e-9
@@ -156,49 +156,92 @@ def fluid_rates(running: np.ndarray, draws: np.ndarray, capacity: np.ndarray) ->
     return rate
 
 
-def run_plan(plan: RunPlan, z: dict[str, np.ndarray], runs: int, jitter: Jitter) -> Runs:
-    """Run ``plan`` ``runs`` times under ``jitter`` with the normal draws ``z``."""
+def band_order(plan: RunPlan) -> np.ndarray:
+    """The nodes by their earliest start without noise or contention (a longest path from
+    the releases over the orders and their delays), ties by index: the order in which
+    runs reach them, so that the nodes some run still has ready or running at a step
+    are a short band of it (:func:`run_plan`)."""
     n = len(plan.names)
-    work = _work(plan, z, runs, jitter)
-    order = np.argsort(plan.src, kind="stable")
-    out_ptr = np.searchsorted(plan.src[order], np.arange(n + 1))
-    out_dst, out_delay = plan.dst[order], plan.delay[order]
-    missing = np.broadcast_to(np.bincount(plan.dst, minlength=n), (runs, n)).copy()
-    ready_at = np.broadcast_to(plan.release.astype(float), (runs, n)).copy()
+    earliest = plan.release.astype(float).copy()
+    indegree = np.bincount(plan.dst, minlength=n)
+    by_src = np.argsort(plan.src, kind="stable")
+    ptr = np.searchsorted(plan.src[by_src], np.arange(n + 1)).tolist()
+    dst, delay = plan.dst[by_src].tolist(), plan.delay[by_src].tolist()
+    duration = plan.duration.astype(float).tolist()
+    ready = np.flatnonzero(indegree == 0).tolist()
+    missing = indegree.tolist()
+    while ready:
+        node = ready.pop()
+        end = earliest[node] + duration[node]
+        for e in range(ptr[node], ptr[node + 1]):
+            after = dst[e]
+            earliest[after] = max(earliest[after], end + delay[e])
+            missing[after] -= 1
+            if not missing[after]:
+                ready.append(after)
+    return np.lexsort((np.arange(n), earliest))
+
+
+def run_plan(plan: RunPlan, z: dict[str, np.ndarray], runs: int, jitter: Jitter) -> Runs:
+    """Run ``plan`` ``runs`` times under ``jitter`` with the normal draws ``z``.
+
+    Each step looks only at a band of the nodes in :func:`band_order`: from the first
+    one some run has not ended to the last one some run has made ready (every node
+    before the band has ended in every run, every node after it is blocked in every
+    run), so a step costs runs x band, not runs x nodes."""
+    n = len(plan.names)
+    order = band_order(plan)
+    position = np.empty(n, np.int64)
+    position[order] = np.arange(n)
+    work = _work(plan, z, runs, jitter)[:, order]
+    src, dst = position[plan.src], position[plan.dst]
+    by_src = np.argsort(src, kind="stable")
+    out_ptr = np.searchsorted(src[by_src], np.arange(n + 1))
+    out_dst, out_delay = dst[by_src], plan.delay[by_src]
+    draws, units = plan.draws[order], plan.units[order]
+    priority = plan.priority[order] if plan.dynamic and plan.priority is not None else None
+    missing = np.broadcast_to(np.bincount(dst, minlength=n), (runs, n)).copy()
+    ready_at = np.broadcast_to(plan.release[order].astype(float), (runs, n)).copy()
     state = np.where(missing == 0, 1, 0).astype(np.int8)  # 0 blocked 1 ready 2 running 3 done
     left = np.zeros((runs, n))
     start = np.full((runs, n), np.nan)
     end = np.full((runs, n), np.nan)
     now = np.zeros(runs)
     free = np.broadcast_to(plan.unit_counts, (runs, len(plan.lanes))).astype(np.int64).copy()
-    rank = np.argsort(plan.priority, kind="stable") if plan.dynamic else None
+    lo, hi = 0, int(np.flatnonzero(missing[0] == 0).max(initial=-1)) + 1
     live = np.ones(runs, dtype=bool)
     while live.any():
-        startable = (state == 1) & (ready_at <= now[:, None] + _EPSILON)
-        if plan.dynamic and startable.any():
-            startable = _fit(startable, plan.units, free, rank)
-            free -= startable.astype(np.int64) @ plan.units
-        state[startable] = 2
-        start[startable] = np.broadcast_to(now[:, None], (runs, n))[startable]
-        left[startable] = work[startable]
-        running = state == 2
-        rate = fluid_rates(running, plan.draws, plan.capacity)
-        finish = np.where(running, left / np.where(running, rate, 1.0), np.inf)
-        wake = np.where((state == 1) & (ready_at > now[:, None] + _EPSILON), ready_at, np.inf)
+        while lo < hi and (state[:, lo] == 3).all():
+            lo += 1
+        band = slice(lo, hi)
+        st, ready, lf, w = state[:, band], ready_at[:, band], left[:, band], work[:, band]
+        startable = (st == 1) & (ready <= now[:, None] + _EPSILON)
+        if priority is not None and startable.any():
+            startable = _fit(startable, units[band], free,
+                             np.argsort(priority[band], kind="stable"))
+            free -= startable.astype(np.int64) @ units[band]
+        st[startable] = 2
+        start[:, band][startable] = np.broadcast_to(now[:, None], st.shape)[startable]
+        lf[startable] = w[startable]
+        running = st == 2
+        rate = fluid_rates(running, draws[band], plan.capacity)
+        finish = np.where(running, lf / np.where(running, rate, 1.0), np.inf)
+        wake = np.where((st == 1) & (ready > now[:, None] + _EPSILON), ready, np.inf)
         step = np.minimum(finish.min(axis=1, initial=np.inf),
                           wake.min(axis=1, initial=np.inf) - now)
         live = np.isfinite(step)
         step = np.where(np.isfinite(step), np.maximum(step, 0.0), 0.0)
-        left = np.where(running, left - rate * step[:, None], left)
+        lf[...] = np.where(running, lf - rate * step[:, None], lf)
         now = now + step
-        done = running & (left <= _EPSILON * (1.0 + work))
+        done = running & (lf <= _EPSILON * (1.0 + w))
         if not done.any():
             continue
-        state[done] = 3
-        end[done] = np.broadcast_to(now[:, None], (runs, n))[done]
-        if plan.dynamic:
-            free += done.astype(np.int64) @ plan.units
+        st[done] = 3
+        end[:, band][done] = np.broadcast_to(now[:, None], st.shape)[done]
+        if priority is not None:
+            free += done.astype(np.int64) @ units[band]
         rr, ii = np.nonzero(done)
+        ii = ii + lo
         counts = out_ptr[ii + 1] - out_ptr[ii]
         if counts.sum():
             edges = np.repeat(out_ptr[ii] - np.cumsum(counts) + counts, counts) + \
@@ -207,8 +250,10 @@ def run_plan(plan: RunPlan, z: dict[str, np.ndarray], runs: int, jitter: Jitter)
             d = out_dst[edges]
             np.subtract.at(missing, (r, d), 1)
             np.maximum.at(ready_at, (r, d), now[r] + out_delay[edges])
-            state[(state == 0) & (missing == 0)] = 1
-    return Runs(plan, start, end)
+            newly = (state[r, d] == 0) & (missing[r, d] == 0)
+            state[r[newly], d[newly]] = 1
+            hi = max(hi, int(d[newly].max(initial=-1)) + 1)
+    return Runs(plan, start[:, position], end[:, position])
 
 
 def _fit(startable: np.ndarray, units: np.ndarray, free: np.ndarray,

@@ -112,18 +112,19 @@ def test_soft_deadlines_keep_the_least_lateness_and_name_the_late_requests(
 
 
 def test_the_time_limit_is_the_budget_of_the_whole_command(wall_never_binds) -> None:
-    """Every search the command runs is given a planned share of ``--time-limit``: the
-    separate kernels :data:`KERNEL_SHARE` of it together, the fused searches the rest."""
+    """Every search the command runs is granted its part of ``--time-limit``'s one
+    allotment: the distinct separate kernels :data:`KERNEL_SHARE` of it together, the
+    fused searches the rest (a tightening round that does not run gives its part back)."""
     limit = 2.0
     kernels: list[float] = []
     fused: list[float] = []
 
-    def search(problem, target, seconds):
-        (kernels if len(problem.tasks) == 1 else fused).append(seconds)
+    def search(problem, target, grant):
+        (kernels if len(problem.tasks) == 1 else fused).append(grant.time_limit)
         return solve(problem, target, time_limit=0.01)
 
-    def objective_search(problem, target, objectives, starts, seconds):
-        fused.append(seconds)
+    def objective_search(problem, target, objectives, starts, grant):
+        fused.append(grant.time_limit)
         return search_objectives(problem, target, objectives, starts=starts, time_limit=0.01)
 
     mix = Mix("t", TARGET.name, (Request("p0", QWEN, "prefill", 16, 0),
@@ -135,3 +136,4 @@ def test_the_time_limit_is_the_budget_of_the_whole_command(wall_never_binds) -> 
     assert sum(kernels) == pytest.approx(KERNEL_SHARE * limit)
     assert len(fused) >= 2  # the makespan search and the per-request search
     assert sum(kernels) + sum(fused) <= limit + 1e-9
+

@@ -127,3 +127,24 @@ def test_the_text_tables_show_every_policy_and_the_late_requests(report) -> None
     late = next(line for line in lines if line.startswith("d1"))
     assert late.count("(late)") == 3
     assert str(report.figures["searched"].makespan) in lines[3]
+
+
+def test_the_kernel_policies_are_the_floor_of_the_searched_one(wall_never_binds) -> None:
+    """On a target whose events cost more than its launches, every fused candidate pays
+    more than it saves: ``searched`` keeps a kernel policy's own run and is never longer
+    than either (the two prefill-less decodes: sequential and chunked are one run)."""
+    import copy
+    import dataclasses
+
+    costs = copy.deepcopy(TARGET.costs)
+    costs["overheads"]["event_ns"] = 100 * costs["overheads"]["launch_ns"]
+    dear = dataclasses.replace(TARGET, costs=costs)
+    mix = Mix("dear-events", TARGET.name, (Request("d0", QWEN, "decode", 1, 16),
+                                           Request("d1", QWEN, "decode", 1, 16)))
+    report = serve(mix, dear, SolveOptions(time_limit=0.05, reproducible=True))
+    figures = report.figures
+    assert figures["searched"].makespan <= min(figures["sequential"].makespan,
+                                               figures["chunked"].makespan)
+    assert "policy itself" in figures["searched"].note.split(" (tried")[0]
+    assert figures["searched"].launches == figures["sequential"].launches == 28
+    assert figures["searched"].legal

@@ -245,3 +245,27 @@ def test_fluid_rates_are_contention_s_fair_shares(draws: list[float],
         shares = fair_shares([draws[i] for i in drawing], capacity)
         assert [rate[i] for i in drawing] == pytest.approx(
             [share / draws[i] for i, share in zip(drawing, shares, strict=True)])
+
+
+@pytest.mark.parametrize("policy", [Policy.PROGRAM, Policy.DYNAMIC])
+def test_runs_do_not_depend_on_the_order_of_the_plan_s_nodes(policy: Policy) -> None:
+    """Each step looks at a band of the nodes (``band_order``): the same plan with its
+    nodes in the reverse order runs the same, node by node."""
+    _, lowering = searched("rmsnorm-gemm-chain-v75")
+    plan = plan_policy(lowering.program, policy, SolveOptions(time_limit=0.3)).plan
+    n = len(plan.names)
+    back = np.arange(n)[::-1]
+    where = np.empty(n, np.int64)
+    where[back] = np.arange(n)
+    reversed_plan = dataclasses.replace(
+        plan, names=[plan.names[i] for i in back], kind=[plan.kind[i] for i in back],
+        duration=plan.duration[back], release=plan.release[back], src=where[plan.src],
+        dst=where[plan.dst], draws=plan.draws[back], units=plan.units[back],
+        priority=None if plan.priority is None else plan.priority[back])
+    if plan.ops != n:  # virtual nodes stay after the ops
+        pytest.skip("the plan has virtual nodes")
+    z = noise(plan.names[:plan.ops], 30, 5)
+    jitter = Jitter.parse("0.3,DMA=0.5")
+    ahead, behind = run_plan(plan, z, 30, jitter), run_plan(reversed_plan, z, 30, jitter)
+    np.testing.assert_array_equal(ahead.start, behind.start[:, where])
+    np.testing.assert_array_equal(ahead.end, behind.end[:, where])
