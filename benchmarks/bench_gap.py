@@ -1,0 +1,350 @@
+"""Where the gap lies: how much of the distance from the search's answer to the project's
+lower bound is the bound being weak, and how much is the search (issue 32, item 1;
+docs/search.md "Where the gap lies").
+
+For each bundled decoder layer (Llama-3.2-1B and Qwen2.5-0.5B, prefill and decode, on
+hexagon-v75 and v79), whole (scale ``full``) or scaled down (``h4``: 4 attention heads,
+the hidden and intermediate sizes and the KV heads in proportion; ``t32``: 32 prefill
+tokens; ``p128``: a 128-token KV cache for decode; e.g. ``h4t32``), prints:
+
+- ``B``: the project's bound (``lower_bound``'s parts and the longest derived chain, as
+  ``solve`` reports it, without CP-SAT's) and the part that decides it;
+- ``A``: the search's answer (``solve_report`` at ``--limit``, ``--seed``, ``--workers``;
+  reproducible unless ``--use-time``). On scaled layers the search runs as it does on
+  the whole ones (no whole-model stage, which only problems of up to 200 ops get),
+  unless ``--whole-model-stage``;
+- ``P`` and ``U``: CP-SAT on the engine's model of the whole layer (memory relaxed to a
+  cumulative, so its bound holds; hinted with ``A``; ``--cpsat-limit`` seconds of
+  CP-SAT's own parallel search with ``--workers`` workers): the bound it proves (never
+  below ``B``, given as the makespan's lower end) and the best answer it finds, kept only
+  once the placement engine gives it addresses and the checker accepts it. ``P == U``
+  is the optimum ``O``;
+- the split of the gap ``A - B``: the bound's share ``(O - B) / (A - B)`` and the
+  search's ``(A - O) / (A - B)``; without a proof, the bound's share lies in
+  ``[(P - B), (U - B)] / (A - B)``;
+- where the most loaded lane kind waits (HMX on prefill, DMA on decode): in ``A`` and in
+  ``U``, its idle time before its first op (``lead``), after its last (``tail``) and
+  between (``inner``: the span minus its work over its units), and the least lead and
+  tail every legal schedule has (the forced order's heads and tails).
+
+CP-SAT's model orders the writers of shared bytes as :mod:`schedsearch.engine.hazards`
+picks; its bound holds for the problem only where those orders are forced. The column
+``free`` counts derived orderings that the forced order does not imply (0 on every
+bundled layer): where it is not 0 the row says so.
+
+    python benchmarks/bench_gap.py --quick                       # a tiny layer, seconds
+    python benchmarks/bench_gap.py --scales h4 h8 --cpsat-limit 300
+    python benchmarks/bench_gap.py --scales full --limit 60 --cpsat-limit 120
+    python benchmarks/bench_gap.py --json gap.json --markdown
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: the repository root on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import write_figures  # noqa: E402
+from models.examples.decoders import MODELS, PHASES, Model, layer  # noqa: E402
+from models.formats import Problem, Target, schedule_to_dict  # noqa: E402
+from models.targets import load_target  # noqa: E402
+from models.workload import load_workload, tile, workload_from_dict  # noqa: E402
+
+LAYERS = ("llama-3.2-1b-prefill", "llama-3.2-1b-decode", "qwen2.5-0.5b-prefill",
+          "qwen2.5-0.5b-decode")
+TARGETS = ("hexagon-v75", "hexagon-v79")
+_SCALE = re.compile(r"^(?:h(\d+))?(?:t(\d+))?(?:p(\d+))?$")
+#: ``--quick``: one heads, 32 tokens of Qwen prefill (about 40 ops), seconds per step.
+QUICK = {"layers": ["qwen2.5-0.5b-prefill"], "targets": ["hexagon-v75"],
+         "scales": ["h1t32"], "limit": 2.0, "cpsat_limit": 20.0}
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One layer on one target at one scale, tiled."""
+
+    layer: str  # e.g. llama-3.2-1b-prefill
+    target: Target
+    scale: str  # "full" or a spec such as "h4t32"
+    problem: Problem
+
+    @property
+    def label(self) -> str:
+        return f"{self.layer}-{self.target.name.removeprefix('hexagon-')}"
+
+
+def scaled_document(layer_name: str, scale: str) -> dict[str, Any]:
+    """The workload document of ``layer_name`` (a bundled layer without its target
+    suffix) at ``scale``: ``h<N>`` attention heads (hidden = N x head_dim, the
+    intermediate size and the KV heads in the model's proportions, at least one KV
+    head), ``t<N>`` prefill tokens, ``p<N>`` cached tokens for decode; what a spec leaves
+    out stays as bundled."""
+    match = _SCALE.match(scale)
+    model_name, phase = layer_name.rsplit("-", 1)
+    model = next((m for m in MODELS if m.name == model_name), None)
+    tokens, past = next(((t, p) for name, t, p in PHASES if name == phase), (0, 0))
+    if match is None or model is None or not tokens:
+        raise ValueError(f"unknown layer {layer_name!r} or scale {scale!r}")
+    heads, new_tokens, new_past = (int(g) if g else None for g in match.groups())
+    if heads is not None:
+        group = model.heads // model.kv_heads
+        hidden = heads * model.head_dim
+        intermediate = round(hidden * model.intermediate / model.hidden / 64) * 64
+        model = Model(f"{model.name}-h{heads}", hidden, intermediate, heads,
+                      max(1, heads // group), model.head_dim)
+    if phase == "prefill" and new_tokens is not None:
+        tokens = new_tokens
+    if phase == "decode" and new_past is not None:
+        past = new_past
+    document = layer(model, phase, tokens, past)
+    document["name"] = f"{layer_name}-{scale}"
+    return document
+
+
+def make_case(layer_name: str, target_name: str, scale: str) -> Case:
+    target = load_target(target_name)
+    if scale == "full":
+        workload = load_workload(f"{layer_name}-v75")  # v79 runs the same file
+    else:
+        workload = workload_from_dict(scaled_document(layer_name, scale), layer_name)
+    return Case(layer_name, target, scale, tile(workload, target))
+
+
+@dataclass(frozen=True, slots=True)
+class Waits:
+    """Where lane kind ``kind`` is idle in one schedule: before its first op, between,
+    after its last (``inner`` = span - work / units, rounded up)."""
+
+    kind: str
+    lead: int
+    inner: int
+    tail: int
+
+
+def lane_waits(problem: Problem, target: Target, schedule: Any, kind: str) -> Waits:
+    starts, ends, work = [], [], 0
+    for name, placed in schedule.ops.items():
+        units = problem.ops[name].modes[placed.mode].lanes.get(kind, 0)
+        if units:
+            starts.append(placed.start)
+            ends.append(placed.end)
+            work += (placed.end - placed.start) * units
+    if not starts:
+        return Waits(kind, schedule.makespan, 0, 0)
+    span = max(ends) - min(starts)
+    return Waits(kind, min(starts), span - math.ceil(work / target.lanes[kind]),
+                 schedule.makespan - max(ends))
+
+
+def busiest_kind(problem: Problem, target: Target) -> str:
+    """The lane kind with the most least-work per unit: the one whose waits matter."""
+    work = dict.fromkeys(target.lanes, 0)
+    for op in problem.ops.values():
+        for kind in work:
+            work[kind] += min(m.duration * m.lanes.get(kind, 0) for m in op.modes)
+    return max(work, key=lambda k: work[k] / target.lanes[k])
+
+
+def forced_lead_tail(problem: Problem, kind: str) -> tuple[int, int]:
+    """The least time before any op on ``kind`` can start, and after any can end, in
+    every legal schedule (the forced order's heads and tails at shortest durations)."""
+    import numpy as np
+
+    from schedsearch.engine.bounds.phases import forced_order
+
+    ops = list(problem.ops.values())
+    duration = np.array([min(m.duration for m in op.modes) for op in ops], dtype=np.int64)
+    order = forced_order(problem, duration)
+    on_kind = np.array([any(m.lanes.get(kind, 0) for m in op.modes) for op in ops])
+    if order is None or not on_kind.any():
+        return 0, 0
+    return int(order.head[on_kind].min()), int(order.tail[on_kind].min())
+
+
+def unforced_orders(problem: Problem, inst: Any, dag: Any) -> int:
+    """How many of the derived orderings between ops the forced order does not imply."""
+    import networkx as nx
+
+    from schedsearch.engine.bounds.phases import forced_edges
+
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(inst.n_ops))
+    graph.add_edges_from(map(tuple, forced_edges(problem).tolist()))
+    return sum(1 for a, b, _ in dag.edges if a < inst.n_ops and b < inst.n_ops
+               and not graph.has_edge(a, b) and not nx.has_path(graph, a, b))
+
+
+def _solution(inst: Any, schedule: Any) -> Any:
+    from schedsearch.engine.solution import Solution
+
+    return Solution(tuple(schedule.ops[n].mode for n in inst.op_names),
+                    tuple(schedule.ops[n].start for n in inst.op_names),
+                    tuple(schedule.buffers[n].offset for n in inst.buffer_names))
+
+
+def _legal(schedule: Any) -> bool:
+    from checker import verify
+
+    return verify(schedule_to_dict(schedule)).legal
+
+
+def measure(case: Case, *, limit: float, cpsat_limit: float, seed: int, workers: int,
+            reproducible: bool, whole_model_stage: bool) -> dict[str, Any]:
+    """One row: the bound, the answer, CP-SAT's proof and answer, the split, the waits."""
+    from schedsearch.engine.cpsat.model import build, solve_built, whole_problem
+    from schedsearch.engine.cpsat.variables import Incumbent
+    from schedsearch.engine.hazards import build_dag
+    from schedsearch.engine.instance import build_instance
+    from schedsearch.engine.offsets import place_offsets
+    from schedsearch.engine.params import DEFAULT
+    from schedsearch.engine.search import solve_report
+    from schedsearch.engine.solution import to_schedule
+    from schedsearch.engine.timebudget import TimeBudget
+
+    problem, target = case.problem, case.target
+    params = DEFAULT if whole_model_stage or case.scale == "full" else \
+        dataclasses.replace(DEFAULT, whole_model_max_ops=0)
+    begin, cpu = time.perf_counter(), time.process_time()
+    report = solve_report(problem, target, time_limit=limit, seed=seed, workers=workers,
+                          reproducible=reproducible, params=params)
+    solve_s, solve_cpu = time.perf_counter() - begin, time.process_time() - cpu
+    parts = {k: v for k, v in report.bound_parts.items() if k != "cpsat"}
+    bound_part = max(parts, key=lambda k: parts[k])
+    bound, answer = parts[bound_part], report.schedule.makespan
+
+    inst = build_instance(problem, target)
+    dag = build_dag(inst)
+    free = unforced_orders(problem, inst, dag)
+    begin, cpu = time.perf_counter(), time.process_time()
+    solution = _solution(inst, report.schedule)
+    inc = Incumbent.of(inst, dag, solution)
+    built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan,
+                  offsets=False)
+    build_s, build_cpu = time.perf_counter() - begin, time.process_time() - cpu
+    begin, cpu = time.perf_counter(), time.process_time()
+    outcome = solve_built(built, TimeBudget.start(cpsat_limit, reproducible=False),
+                          work=1e9, seed=seed, workers=workers)
+    cpsat_s, cpsat_cpu = time.perf_counter() - begin, time.process_time() - cpu
+    proven = max(bound, outcome.bound or bound)
+    best, best_schedule, unplaced = answer, report.schedule, False
+    if outcome.solution is not None and outcome.solution.makespan(inst) < answer:
+        placed = place_offsets(inst, outcome.solution, solution,
+                               TimeBudget.start(60, reproducible=False), seed)
+        candidate = None if placed is None else to_schedule(inst, placed, {})
+        if candidate is not None and _legal(candidate):
+            best, best_schedule = candidate.makespan, candidate
+        else:
+            unplaced = True
+    kind = busiest_kind(problem, target)
+    lead, tail = forced_lead_tail(problem, kind)
+    gap = answer - bound
+    return {
+        "layer": case.label, "scale": case.scale, "kind": kind, "ops": inst.n_ops,
+        "bound": bound, "bound_part": bound_part, "answer": answer,
+        "answer_legal": _legal(report.schedule), "solver": report.stats.solver,
+        "reproducible": report.stats.reproducible, "proven": proven, "best": best,
+        "optimal": proven == best, "cpsat_status": outcome.status,
+        "cpsat_unplaced": unplaced, "free_orders": free,
+        "bound_share": [(proven - bound) / gap, (best - bound) / gap] if gap else [0.0, 0.0],
+        "model": {"variables": len(built.model.proto.variables),
+                  "constraints": len(built.model.proto.constraints),
+                  "build_s": round(build_s, 3), "build_cpu_s": round(build_cpu, 3)},
+        "waits": {"forced_lead": lead, "forced_tail": tail,
+                  "answer": dataclasses.asdict(lane_waits(problem, target, report.schedule,
+                                                          kind)),
+                  "best": dataclasses.asdict(lane_waits(problem, target, best_schedule,
+                                                        kind))},
+        "solve_s": round(solve_s, 1), "solve_cpu_s": round(solve_cpu, 1),
+        "cpsat_s": round(cpsat_s, 1), "cpsat_cpu_s": round(cpsat_cpu, 1),
+    }
+
+
+def _share(row: dict[str, Any]) -> str:
+    low, high = row["bound_share"]
+    if row["answer"] == row["bound"]:
+        return "no gap"
+    return f"{low:.0%}" if low == high else f"{low:.0%}-{high:.0%}"
+
+
+def _waits(w: dict[str, Any]) -> str:
+    return f"{w['lead'] / 1000:.1f}/{w['inner'] / 1000:.1f}/{w['tail'] / 1000:.1f}"
+
+
+COLUMNS = ("layer", "scale", "ops", "B (part)", "A", "A/B", "P", "U", "O?", "bound's share",
+           "lane", "forced lead/tail", "A lead/inner/tail", "U lead/inner/tail", "CP-SAT s")
+
+
+def cells(row: dict[str, Any]) -> list[str]:
+    """One row of the table (µs for the waits)."""
+    w = row["waits"]
+    note = "" if row["free_orders"] == 0 else f" ({row['free_orders']} unforced orders)"
+    return [row["layer"], row["scale"], f"{row['ops']:,}",
+            f"{row['bound']:,} {row['bound_part']}", f"{row['answer']:,}",
+            f"{row['answer'] / row['bound']:.3f}", f"{row['proven']:,}{note}",
+            f"{row['best']:,}", "yes" if row["optimal"] else "no", _share(row), row["kind"],
+            f"{w['forced_lead'] / 1000:.1f}/{w['forced_tail'] / 1000:.1f}",
+            _waits(w["answer"]), _waits(w["best"]),
+            f"{row['cpsat_s']:.0f} ({row['cpsat_cpu_s']:.0f} CPU)"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="one tiny layer, seconds (the test's run)")
+    parser.add_argument("--layers", nargs="+", choices=LAYERS, default=None)
+    parser.add_argument("--targets", nargs="+", choices=TARGETS, default=None)
+    parser.add_argument("--scales", nargs="+", default=None, metavar="S",
+                        help="full, or h<heads>[t<tokens>][p<past>] (default h4)")
+    parser.add_argument("--limit", type=float, default=None, metavar="S",
+                        help="the search's time limit (default 10)")
+    parser.add_argument("--cpsat-limit", type=float, default=None, metavar="S",
+                        help="CP-SAT's wall seconds on each whole model (default 120)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--use-time", action="store_true",
+                        help="the search uses its whole limit (not reproducible)")
+    parser.add_argument("--whole-model-stage", action="store_true",
+                        help="scaled layers keep the search's whole-model stage")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+    quick = QUICK if args.quick else {}
+    layers = args.layers or quick.get("layers") or list(LAYERS)
+    targets = args.targets or quick.get("targets") or list(TARGETS)
+    scales = args.scales or quick.get("scales") or ["h4"]
+    limit = args.limit or quick.get("limit") or 10.0
+    cpsat_limit = args.cpsat_limit or quick.get("cpsat_limit") or 120.0
+    print(f"search {limit:g} s, CP-SAT {cpsat_limit:g} s, seed {args.seed}, "
+          f"{args.workers} workers; B bound, A answer, P proven, U best found, "
+          f"waits in µs", flush=True)
+    print(" | ".join(COLUMNS), flush=True)
+    rows = []
+    for target in targets:
+        for name in layers:
+            for scale in scales:
+                row = measure(make_case(name, target, scale), limit=limit,
+                              cpsat_limit=cpsat_limit, seed=args.seed,
+                              workers=args.workers, reproducible=not args.use_time,
+                              whole_model_stage=args.whole_model_stage)
+                rows.append(row)
+                print(" | ".join(cells(row)), flush=True)
+    if args.markdown:
+        print("\n| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS))
+        for row in rows:
+            print("| " + " | ".join(cells(row)) + " |")
+    write_figures(args.json, {"limit": limit, "cpsat_limit": cpsat_limit, "seed": args.seed,
+                              "workers": args.workers, "rows": rows})
+    return 0 if all(r["answer_legal"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
