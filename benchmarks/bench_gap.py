@@ -65,7 +65,7 @@ TARGETS = ("hexagon-v75", "hexagon-v79")
 _SCALE = re.compile(r"^(?:h(\d+))?(?:t(\d+))?(?:p(\d+))?$")
 #: ``--quick``: one heads, 32 tokens of Qwen prefill (about 40 ops), seconds per step.
 QUICK = {"layers": ["qwen2.5-0.5b-prefill"], "targets": ["hexagon-v75"],
-         "scales": ["h1t32"], "limit": 2.0, "cpsat_limit": 20.0}
+         "scales": ["h1t32"], "limit": 2.0, "cpsat_limit": 5.0, "relax_limit": 3.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,13 +145,39 @@ def lane_waits(problem: Problem, target: Target, schedule: Any, kind: str) -> Wa
                  schedule.makespan - max(ends))
 
 
-def busiest_kind(problem: Problem, target: Target) -> str:
-    """The lane kind with the most least-work per unit: the one whose waits matter."""
+def waiting_kind(problem: Problem, target: Target, bound_part: str) -> str:
+    """The lane kind whose waits matter: the one the binding part names (``phases:HMX``),
+    else the one with the most least-work per unit."""
+    named = bound_part.partition(":")[2]
+    if named in target.lanes:
+        return named
     work = dict.fromkeys(target.lanes, 0)
     for op in problem.ops.values():
         for kind in work:
             work[kind] += min(m.duration * m.lanes.get(kind, 0) for m in op.modes)
     return max(work, key=lambda k: work[k] / target.lanes[k])
+
+
+#: A capacity no set of ops reaches: the resource is left out of a relaxation.
+UNBOUNDED = 10**12
+
+
+def relaxed(target: Target, kept: set[str]) -> Target:
+    """``target`` with every lane kind and budget not in ``kept`` made unbounded: any
+    legal schedule stays legal, so the optimum of the relaxation is a bound."""
+    return dataclasses.replace(
+        target, lanes={k: n if k in kept else UNBOUNDED for k, n in target.lanes.items()},
+        budgets={k: c if k in kept else UNBOUNDED for k, c in target.budgets.items()})
+
+
+def relaxations(target: Target, kind: str, asked: list[str] | None) -> list[str]:
+    """The resource sets to keep, each ``A+B``: ``asked``, else the waiting lane kind
+    alone and the DMA queues with the DDR bandwidth (the memory traffic)."""
+    if asked is not None:
+        return asked
+    traffic = "+".join(k for k in ("DMA", *target.budgets) if k in target.lanes or
+                       k in target.budgets)
+    return [traffic] if kind == "DMA" else [kind, traffic]
 
 
 def forced_lead_tail(problem: Problem, kind: str) -> tuple[int, int]:
@@ -198,7 +224,8 @@ def _legal(schedule: Any) -> bool:
 
 
 def measure(case: Case, *, limit: float, cpsat_limit: float, seed: int, workers: int,
-            reproducible: bool, whole_model_stage: bool) -> dict[str, Any]:
+            reproducible: bool, whole_model_stage: bool, relax: list[str] | None = None,
+            relax_limit: float = 60.0) -> dict[str, Any]:
     """One row: the bound, the answer, CP-SAT's proof and answer, the split, the waits."""
     from schedsearch.engine.cpsat.model import build, solve_built, whole_problem
     from schedsearch.engine.cpsat.variables import Incumbent
@@ -224,17 +251,29 @@ def measure(case: Case, *, limit: float, cpsat_limit: float, seed: int, workers:
     inst = build_instance(problem, target)
     dag = build_dag(inst)
     free = unforced_orders(problem, inst, dag)
-    begin, cpu = time.perf_counter(), time.process_time()
     solution = _solution(inst, report.schedule)
-    inc = Incumbent.of(inst, dag, solution)
-    built = build(inst, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan,
-                  offsets=False)
-    build_s, build_cpu = time.perf_counter() - begin, time.process_time() - cpu
-    begin, cpu = time.perf_counter(), time.process_time()
-    outcome = solve_built(built, TimeBudget.start(cpsat_limit, reproducible=False),
-                          work=1e9, seed=seed, workers=workers)
-    cpsat_s, cpsat_cpu = time.perf_counter() - begin, time.process_time() - cpu
-    proven = max(bound, outcome.bound or bound)
+
+    def whole(target_used: Target, seconds: float) -> tuple[dict[str, Any], Any]:
+        """CP-SAT on the whole model on ``target_used``, hinted with the answer."""
+        used = build_instance(problem, target_used)
+        inc = Incumbent.of(used, dag, solution)
+        begin, cpu = time.perf_counter(), time.process_time()
+        built = build(used, dag, inc, whole_problem(dag, inc), bound, region_end=inc.makespan,
+                      offsets=False)
+        made = {"variables": len(built.model.proto.variables),
+                "constraints": len(built.model.proto.constraints),
+                "build_s": round(time.perf_counter() - begin, 3),
+                "build_cpu_s": round(time.process_time() - cpu, 3)}
+        begin, cpu = time.perf_counter(), time.process_time()
+        outcome = solve_built(built, TimeBudget.start(seconds, reproducible=False),
+                              work=1e9, seed=seed, workers=workers)
+        made.update(status=outcome.status, bound=max(bound, outcome.bound or bound),
+                    best=min(answer, outcome.objective or answer),
+                    cpsat_s=round(time.perf_counter() - begin, 1),
+                    cpsat_cpu_s=round(time.process_time() - cpu, 1))
+        return made, outcome
+
+    model, outcome = whole(target, cpsat_limit)
     best, best_schedule, unplaced = answer, report.schedule, False
     if outcome.solution is not None and outcome.solution.makespan(inst) < answer:
         placed = place_offsets(inst, outcome.solution, solution,
@@ -244,7 +283,11 @@ def measure(case: Case, *, limit: float, cpsat_limit: float, seed: int, workers:
             best, best_schedule = candidate.makespan, candidate
         else:
             unplaced = True
-    kind = busiest_kind(problem, target)
+    kind = waiting_kind(problem, target, bound_part)
+    relaxed_rows = {}
+    for keep in relaxations(target, kind, relax):
+        relaxed_rows[keep] = whole(relaxed(target, set(keep.split("+"))), relax_limit)[0]
+    proven = max([model["bound"], *(r["bound"] for r in relaxed_rows.values())])
     lead, tail = forced_lead_tail(problem, kind)
     gap = answer - bound
     return {
@@ -253,18 +296,15 @@ def measure(case: Case, *, limit: float, cpsat_limit: float, seed: int, workers:
         "answer_legal": _legal(report.schedule), "solver": report.stats.solver,
         "reproducible": report.stats.reproducible, "proven": proven, "best": best,
         "optimal": proven == best, "cpsat_status": outcome.status,
-        "cpsat_unplaced": unplaced, "free_orders": free,
+        "cpsat_unplaced": unplaced, "free_orders": free, "relaxations": relaxed_rows,
         "bound_share": [(proven - bound) / gap, (best - bound) / gap] if gap else [0.0, 0.0],
-        "model": {"variables": len(built.model.proto.variables),
-                  "constraints": len(built.model.proto.constraints),
-                  "build_s": round(build_s, 3), "build_cpu_s": round(build_cpu, 3)},
+        "model": model,
         "waits": {"forced_lead": lead, "forced_tail": tail,
                   "answer": dataclasses.asdict(lane_waits(problem, target, report.schedule,
                                                           kind)),
                   "best": dataclasses.asdict(lane_waits(problem, target, best_schedule,
                                                         kind))},
         "solve_s": round(solve_s, 1), "solve_cpu_s": round(solve_cpu, 1),
-        "cpsat_s": round(cpsat_s, 1), "cpsat_cpu_s": round(cpsat_cpu, 1),
     }
 
 
@@ -279,21 +319,31 @@ def _waits(w: dict[str, Any]) -> str:
     return f"{w['lead'] / 1000:.1f}/{w['inner'] / 1000:.1f}/{w['tail'] / 1000:.1f}"
 
 
-COLUMNS = ("layer", "scale", "ops", "B (part)", "A", "A/B", "P", "U", "O?", "bound's share",
-           "lane", "forced lead/tail", "A lead/inner/tail", "U lead/inner/tail", "CP-SAT s")
+COLUMNS = ("layer", "scale", "ops", "B (part)", "A (A/B)", "P", "U", "bound's share",
+           "relaxations: [P, U]", "lane", "forced lead/tail", "A lead/inner/tail",
+           "U lead/inner/tail", "CP-SAT s (CPU)")
+
+
+def _relaxation(keep: str, found: dict[str, Any]) -> str:
+    mark = " opt" if found["status"] == "OPTIMAL" else ""
+    return f"{keep} [{found['bound']:,}, {found['best']:,}]{mark}"
 
 
 def cells(row: dict[str, Any]) -> list[str]:
     """One row of the table (µs for the waits)."""
     w = row["waits"]
     note = "" if row["free_orders"] == 0 else f" ({row['free_orders']} unforced orders)"
+    seconds = [row["model"], *row["relaxations"].values()]
     return [row["layer"], row["scale"], f"{row['ops']:,}",
-            f"{row['bound']:,} {row['bound_part']}", f"{row['answer']:,}",
-            f"{row['answer'] / row['bound']:.3f}", f"{row['proven']:,}{note}",
-            f"{row['best']:,}", "yes" if row["optimal"] else "no", _share(row), row["kind"],
+            f"{row['bound']:,} {row['bound_part']}",
+            f"{row['answer']:,} ({row['answer'] / row['bound']:.3f})",
+            f"{row['proven']:,}{note}",
+            f"{row['best']:,}{' opt' if row['optimal'] else ''}", _share(row),
+            "; ".join(_relaxation(k, r) for k, r in row["relaxations"].items()), row["kind"],
             f"{w['forced_lead'] / 1000:.1f}/{w['forced_tail'] / 1000:.1f}",
             _waits(w["answer"]), _waits(w["best"]),
-            f"{row['cpsat_s']:.0f} ({row['cpsat_cpu_s']:.0f} CPU)"]
+            f"{sum(r['cpsat_s'] for r in seconds):.0f} "
+            f"({sum(r['cpsat_cpu_s'] for r in seconds):.0f})"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -307,7 +357,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=float, default=None, metavar="S",
                         help="the search's time limit (default 10)")
     parser.add_argument("--cpsat-limit", type=float, default=None, metavar="S",
-                        help="CP-SAT's wall seconds on each whole model (default 120)")
+                        help="CP-SAT's wall seconds on the whole model (default 120)")
+    parser.add_argument("--relax", nargs="*", default=None, metavar="R+R",
+                        help="resource sets each relaxation keeps (default: the waiting "
+                             "lane kind; DMA+DDR_BW); none: no relaxation")
+    parser.add_argument("--relax-limit", type=float, default=None, metavar="S",
+                        help="CP-SAT's wall seconds on each relaxation (default 60)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--use-time", action="store_true",
@@ -323,7 +378,9 @@ def main(argv: list[str] | None = None) -> int:
     scales = args.scales or quick.get("scales") or ["h4"]
     limit = args.limit or quick.get("limit") or 10.0
     cpsat_limit = args.cpsat_limit or quick.get("cpsat_limit") or 120.0
-    print(f"search {limit:g} s, CP-SAT {cpsat_limit:g} s, seed {args.seed}, "
+    relax_limit = args.relax_limit or quick.get("relax_limit") or 60.0
+    print(f"search {limit:g} s, CP-SAT {cpsat_limit:g} s (relaxations {relax_limit:g} s), "
+          f"seed {args.seed}, "
           f"{args.workers} workers; B bound, A answer, P proven, U best found, "
           f"waits in µs", flush=True)
     print(" | ".join(COLUMNS), flush=True)
@@ -334,14 +391,16 @@ def main(argv: list[str] | None = None) -> int:
                 row = measure(make_case(name, target, scale), limit=limit,
                               cpsat_limit=cpsat_limit, seed=args.seed,
                               workers=args.workers, reproducible=not args.use_time,
-                              whole_model_stage=args.whole_model_stage)
+                              whole_model_stage=args.whole_model_stage, relax=args.relax,
+                              relax_limit=relax_limit)
                 rows.append(row)
                 print(" | ".join(cells(row)), flush=True)
     if args.markdown:
         print("\n| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS))
         for row in rows:
             print("| " + " | ".join(cells(row)) + " |")
-    write_figures(args.json, {"limit": limit, "cpsat_limit": cpsat_limit, "seed": args.seed,
+    write_figures(args.json, {"limit": limit, "cpsat_limit": cpsat_limit,
+                              "relax_limit": relax_limit, "seed": args.seed,
                               "workers": args.workers, "rows": rows})
     return 0 if all(r["answer_legal"] for r in rows) else 1
 
