@@ -19,13 +19,20 @@ tokens; ``p128``: a 128-token KV cache for decode; e.g. ``h4t32``), prints:
   below ``B``, given as the makespan's lower end) and the best answer it finds, kept only
   once the placement engine gives it addresses and the checker accepts it. ``P == U``
   is the optimum ``O``;
+- relaxations (``--relax``; default the waiting lane kind alone, and the DMA queues with
+  the DDR bandwidth): the same model with every other lane kind and budget unbounded,
+  ``--relax-limit`` seconds each. Every legal schedule stays legal there, so a
+  relaxation's proven bound is a bound (``P`` is the largest of all), and its best answer
+  caps what that resource with every forced order can force: ``[P, U]`` per relaxation;
 - the split of the gap ``A - B``: the bound's share ``(O - B) / (A - B)`` and the
   search's ``(A - O) / (A - B)``; without a proof, the bound's share lies in
   ``[(P - B), (U - B)] / (A - B)``;
-- where the most loaded lane kind waits (HMX on prefill, DMA on decode): in ``A`` and in
-  ``U``, its idle time before its first op (``lead``), after its last (``tail``) and
-  between (``inner``: the span minus its work over its units), and the least lead and
-  tail every legal schedule has (the forced order's heads and tails).
+- where the waiting lane kind (the one the binding part names, else the most loaded)
+  is idle, in ``A`` and in ``U``: before its first op (``lead``), after its last
+  (``tail``) and between (``inner``: its span minus its work over its units); beside
+  them what every legal schedule has: the least lead and tail (the forced order's heads
+  and tails) and the inner waits the bound sees (``phases:K - head_tail:K``). Where
+  ``phases:K`` binds, ``A - B`` is the sum of the three excesses over the forced ones.
 
 CP-SAT's model orders the writers of shared bytes as :mod:`schedsearch.engine.hazards`
 picks; its bound holds for the problem only where those orders are forced. The column
@@ -196,6 +203,12 @@ def forced_lead_tail(problem: Problem, kind: str) -> tuple[int, int]:
     return int(order.head[on_kind].min()), int(order.tail[on_kind].min())
 
 
+def forced_inner(parts: dict[str, int], kind: str) -> int:
+    """The waits between the ops of ``kind`` that the bound sees: what ``phases:K`` adds to
+    ``head_tail:K`` (the forced lead, the work over the units and the forced tail)."""
+    return max(0, parts.get(f"phases:{kind}", 0) - parts.get(f"head_tail:{kind}", 0))
+
+
 def unforced_orders(problem: Problem, inst: Any, dag: Any) -> int:
     """How many of the derived orderings between ops the forced order does not imply."""
     import networkx as nx
@@ -299,7 +312,9 @@ def measure(case: Case, *, limit: float, cpsat_limit: float, seed: int, workers:
         "cpsat_unplaced": unplaced, "free_orders": free, "relaxations": relaxed_rows,
         "bound_share": [(proven - bound) / gap, (best - bound) / gap] if gap else [0.0, 0.0],
         "model": model,
+        "bound_parts": parts,
         "waits": {"forced_lead": lead, "forced_tail": tail,
+                  "forced_inner": forced_inner(parts, kind),
                   "answer": dataclasses.asdict(lane_waits(problem, target, report.schedule,
                                                           kind)),
                   "best": dataclasses.asdict(lane_waits(problem, target, best_schedule,
@@ -320,7 +335,7 @@ def _waits(w: dict[str, Any]) -> str:
 
 
 COLUMNS = ("layer", "scale", "ops", "B (part)", "A (A/B)", "P", "U", "bound's share",
-           "relaxations: [P, U]", "lane", "forced lead/tail", "A lead/inner/tail",
+           "relaxations: [P, U]", "lane", "forced lead/inner/tail", "A lead/inner/tail",
            "U lead/inner/tail", "CP-SAT s (CPU)")
 
 
@@ -340,7 +355,8 @@ def cells(row: dict[str, Any]) -> list[str]:
             f"{row['proven']:,}{note}",
             f"{row['best']:,}{' opt' if row['optimal'] else ''}", _share(row),
             "; ".join(_relaxation(k, r) for k, r in row["relaxations"].items()), row["kind"],
-            f"{w['forced_lead'] / 1000:.1f}/{w['forced_tail'] / 1000:.1f}",
+            f"{w['forced_lead'] / 1000:.1f}/{w['forced_inner'] / 1000:.1f}/"
+            f"{w['forced_tail'] / 1000:.1f}",
             _waits(w["answer"]), _waits(w["best"]),
             f"{sum(r['cpsat_s'] for r in seconds):.0f} "
             f"({sum(r['cpsat_cpu_s'] for r in seconds):.0f})"]
