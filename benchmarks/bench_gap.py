@@ -209,6 +209,49 @@ def forced_inner(parts: dict[str, int], kind: str) -> int:
     return max(0, parts.get(f"phases:{kind}", 0) - parts.get(f"head_tail:{kind}", 0))
 
 
+def op_class(name: str, task: str) -> str:
+    """``gate_proj.ldB`` for ``gate_proj.ldB.k0.n3.m0``: the task and the op's role."""
+    role = name.removeprefix(task + ".")
+    return f"{task}.{re.sub(r'[.][a-z]*[0-9]+', '', role)}"
+
+
+def idle_gaps(problem: Problem, schedule: Any, kind: str) -> dict[str, dict[str, int]]:
+    """Per class of the op each idle gap of ``kind`` waited for (the latest-ending forced
+    predecessor of the op that ends the gap; ``none`` when that ended before the gap
+    did): the idle time, and the part of it that the op waited for could have started
+    earlier as far as its own forced predecessors go (``late``: it waited for a lane,
+    a budget or memory, or the search put it there)."""
+    from schedsearch.engine.bounds.phases import forced_edges
+
+    names = list(problem.ops)
+    preds: list[list[int]] = [[] for _ in names]
+    for a, b in forced_edges(problem).tolist():
+        preds[b].append(a)
+    placed = [schedule.ops[n] for n in names]
+    on_kind = sorted((i for i, n in enumerate(names)
+                      if problem.ops[n].modes[placed[i].mode].lanes.get(kind, 0)),
+                     key=lambda i: placed[i].start)
+    found: dict[str, dict[str, int]] = {}
+    busy_until = 0
+    for i in on_kind:
+        gap = placed[i].start - busy_until
+        busy_until = max(busy_until, placed[i].end)
+        if gap <= 0:
+            continue
+        blocker = max(preds[i], key=lambda p: placed[p].end, default=None)
+        if blocker is None or placed[blocker].end < placed[i].start:
+            key, late = "none", 0
+        else:
+            key = op_class(names[blocker], problem.ops[names[blocker]].task)
+            ready = max((placed[p].end for p in preds[blocker]), default=0)
+            late = min(gap, placed[blocker].start - ready)
+        row = found.setdefault(key, {"idle": 0, "late": 0, "gaps": 0})
+        row["idle"] += gap
+        row["late"] += late
+        row["gaps"] += 1
+    return dict(sorted(found.items(), key=lambda kv: -kv[1]["idle"]))
+
+
 def unforced_orders(problem: Problem, inst: Any, dag: Any) -> int:
     """How many of the derived orderings between ops the forced order does not imply."""
     import networkx as nx
@@ -313,6 +356,8 @@ def measure(case: Case, *, limit: float, cpsat_limit: float, seed: int, workers:
         "bound_share": [(proven - bound) / gap, (best - bound) / gap] if gap else [0.0, 0.0],
         "model": model,
         "bound_parts": parts,
+        "idle_gaps": {"answer": idle_gaps(problem, report.schedule, kind),
+                      "best": idle_gaps(problem, best_schedule, kind)},
         "waits": {"forced_lead": lead, "forced_tail": tail,
                   "forced_inner": forced_inner(parts, kind),
                   "answer": dataclasses.asdict(lane_waits(problem, target, report.schedule,
@@ -360,6 +405,13 @@ def cells(row: dict[str, Any]) -> list[str]:
             _waits(w["answer"]), _waits(w["best"]),
             f"{sum(r['cpsat_s'] for r in seconds):.0f} "
             f"({sum(r['cpsat_cpu_s'] for r in seconds):.0f})"]
+
+
+def gap_summary(row: dict[str, Any], top: int = 4) -> str:
+    def one(found: dict[str, dict[str, int]]) -> str:
+        return ", ".join(f"{key} {g['idle'] / 1000:.1f} ({g['late'] / 1000:.1f})"
+                         for key, g in list(found.items())[:top])
+    return f"A: {one(row['idle_gaps']['answer'])}; U: {one(row['idle_gaps']['best'])}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -411,6 +463,10 @@ def main(argv: list[str] | None = None) -> int:
                               relax_limit=relax_limit)
                 rows.append(row)
                 print(" | ".join(cells(row)), flush=True)
+    print("\nidle gaps of the waiting lane in A (and U), by the op waited for: µs idle "
+          "(of which that op could have started earlier as far as its inputs go)")
+    for row in rows:
+        print(f"{row['layer']} {row['scale']} {row['kind']}: " + gap_summary(row))
     if args.markdown:
         print("\n| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS))
         for row in rows:
