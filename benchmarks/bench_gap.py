@@ -216,11 +216,14 @@ def op_class(name: str, task: str) -> str:
 
 
 def idle_gaps(problem: Problem, schedule: Any, kind: str) -> dict[str, dict[str, int]]:
-    """Per class of the op each idle gap of ``kind`` waited for (the latest-ending forced
-    predecessor of the op that ends the gap; ``none`` when that ended before the gap
-    did): the idle time, and the part of it that the op waited for could have started
-    earlier as far as its own forced predecessors go (``late``: it waited for a lane,
-    a budget or memory, or the search put it there)."""
+    """The idle gaps of ``kind`` (before its first op and between its ops), each under the
+    class of the op it waited for (the latest-ending forced predecessor of the op that
+    ends it; ``none`` when that ended before the gap did). Per class: ``idle`` time, and
+    along the chain of latest-ending predecessors back into the gap, ``late`` (links that
+    started after their inputs were ready: waiting for a lane, a budget or memory, or put
+    there by the search) and ``slow`` (links in a mode slower than their fastest, such
+    as a DMA at half bandwidth). Idle time that is neither is the chain itself at its
+    fastest: forced once the gap's first op is where it is."""
     from schedsearch.engine.bounds.phases import forced_edges
 
     names = list(problem.ops)
@@ -228,27 +231,36 @@ def idle_gaps(problem: Problem, schedule: Any, kind: str) -> dict[str, dict[str,
     for a, b in forced_edges(problem).tolist():
         preds[b].append(a)
     placed = [schedule.ops[n] for n in names]
-    on_kind = sorted((i for i, n in enumerate(names)
-                      if problem.ops[n].modes[placed[i].mode].lanes.get(kind, 0)),
-                     key=lambda i: placed[i].start)
+    ops = [problem.ops[n] for n in names]
+    on_kind = [bool(op.modes[p.mode].lanes.get(kind, 0)) for op, p in zip(ops, placed, strict=True)]
+
+    def latest(i: int) -> int | None:
+        return max(preds[i], key=lambda p: placed[p].end, default=None)
+
     found: dict[str, dict[str, int]] = {}
     busy_until = 0
-    for i in on_kind:
-        gap = placed[i].start - busy_until
+    for i in sorted((i for i in range(len(names)) if on_kind[i]),
+                    key=lambda i: placed[i].start):
+        begin, gap = busy_until, placed[i].start - busy_until
         busy_until = max(busy_until, placed[i].end)
         if gap <= 0:
             continue
-        blocker = max(preds[i], key=lambda p: placed[p].end, default=None)
-        if blocker is None or placed[blocker].end < placed[i].start:
-            key, late = "none", 0
-        else:
-            key = op_class(names[blocker], problem.ops[names[blocker]].task)
-            ready = max((placed[p].end for p in preds[blocker]), default=0)
-            late = min(gap, placed[blocker].start - ready)
-        row = found.setdefault(key, {"idle": 0, "late": 0, "gaps": 0})
+        blocker = latest(i)
+        key = "none" if blocker is None or placed[blocker].end < placed[i].start else \
+            op_class(names[blocker], ops[blocker].task)
+        row = found.setdefault(key, {"idle": 0, "late": 0, "slow": 0, "gaps": 0})
         row["idle"] += gap
-        row["late"] += late
         row["gaps"] += 1
+        link = i if key != "none" else None
+        while link is not None and not (link != i and on_kind[link]):
+            before = latest(link)
+            ready = placed[before].end if before is not None else 0
+            row["late"] += max(0, min(placed[link].start, placed[i].start) - max(ready, begin))
+            if link != i:
+                fastest = min(m.duration for m in ops[link].modes)
+                row["slow"] += max(0, min(placed[link].end, placed[i].start)
+                                   - max(placed[link].start + fastest, begin))
+            link = before if before is not None and placed[before].end > begin else None
     return dict(sorted(found.items(), key=lambda kv: -kv[1]["idle"]))
 
 
@@ -409,7 +421,8 @@ def cells(row: dict[str, Any]) -> list[str]:
 
 def gap_summary(row: dict[str, Any], top: int = 4) -> str:
     def one(found: dict[str, dict[str, int]]) -> str:
-        return ", ".join(f"{key} {g['idle'] / 1000:.1f} ({g['late'] / 1000:.1f})"
+        return ", ".join(f"{key} {g['idle'] / 1000:.1f} ({g['late'] / 1000:.1f} late, "
+                         f"{g['slow'] / 1000:.1f} slow)"
                          for key, g in list(found.items())[:top])
     return f"A: {one(row['idle_gaps']['answer'])}; U: {one(row['idle_gaps']['best'])}"
 
@@ -464,7 +477,8 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row)
                 print(" | ".join(cells(row)), flush=True)
     print("\nidle gaps of the waiting lane in A (and U), by the op waited for: µs idle "
-          "(of which that op could have started earlier as far as its inputs go)")
+          "(of which, along the chain it waited for, links late after their inputs, and "
+          "links in a slower mode)")
     for row in rows:
         print(f"{row['layer']} {row['scale']} {row['kind']}: " + gap_summary(row))
     if args.markdown:
