@@ -221,7 +221,7 @@ def op_class(name: str, task: str) -> str:
 def idle_gaps(problem: Problem, schedule: Any, kind: str) -> dict[str, dict[str, int]]:
     """The idle gaps of ``kind`` (before its first op and between its ops), each under the
     class of the op it waited for (the latest-ending forced predecessor of the op that
-    ends it; ``none`` when that ended before the gap did). Per class: ``idle`` time, and
+    ends it; ``none`` when it has none). Per class: ``idle`` time, and
     along the chain of latest-ending predecessors back into the gap, ``late`` (links that
     started after their inputs were ready: waiting for a lane, a budget or memory, or put
     there by the search) and ``slow`` (links in a mode slower than their fastest, such
@@ -249,12 +249,11 @@ def idle_gaps(problem: Problem, schedule: Any, kind: str) -> dict[str, dict[str,
         if gap <= 0:
             continue
         blocker = latest(i)
-        key = "none" if blocker is None or placed[blocker].end < placed[i].start else \
-            op_class(names[blocker], ops[blocker].task)
+        key = "none" if blocker is None else op_class(names[blocker], ops[blocker].task)
         row = found.setdefault(key, {"idle": 0, "late": 0, "slow": 0, "gaps": 0})
         row["idle"] += gap
         row["gaps"] += 1
-        link = i if key != "none" else None
+        link: int | None = i
         while link is not None and not (link != i and on_kind[link]):
             before = latest(link)
             ready = placed[before].end if before is not None else 0
