@@ -14,7 +14,6 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from itertools import chain
-from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -324,5 +323,10 @@ def ddr_needs(m: Model) -> Iterator[Need]:
 def _sweep_axis(boxes: list[Box]) -> int:
     """The dimension along which these boxes (of one rank) have the most distinct
     intervals (0 for rank 0)."""
-    rank = len(boxes[0]) if boxes else 0
-    return max(range(rank), key=lambda k: len(set(map(itemgetter(k), boxes))), default=0)
+    if not boxes or not boxes[0]:
+        return 0
+    columns = list(zip(*boxes, strict=True))
+    # a column whose intervals all equal its first has one; only the others are hashed
+    # (an output of shape [n] + [1] * 63 has one such column, not 64)
+    return max(range(len(columns)), key=lambda k: 1 if columns[k].count(columns[k][0]) ==
+               len(boxes) else len(set(columns[k])))
