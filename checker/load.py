@@ -696,34 +696,33 @@ class _Builder:
     def fast_access(self, value: dict[str, Any], tensors: list[TensorAccess],
                     buffers: list[BufferAccess]) -> bool:
         """Take a well-formed access without building paths; ``False`` if anything is off."""
-        m = self.model
-        meta = value.get("meta", _EMPTY)
-        if type(meta) is not dict:
+        if "meta" in value and type(value["meta"]) is not dict:
             return False
         buffer = value.get("buffer")
         if buffer is not None:
-            definition = m.buffers.get(buffer) if type(buffer) is str else None
+            definition = self.model.buffers.get(buffer) if type(buffer) is str else None
             if definition is None or not value.keys() <= _BUFFER_ACCESS_KEYS:
                 return False
-            size = definition.size
             span = value.get("bytes")
             if span is None:
                 if "bytes" in value:
                     return False
-                lo, hi = 0, size
+                lo, hi = 0, definition.size
             elif type(span) is list and len(span) == 2 and type(span[0]) is int and \
-                    type(span[1]) is int and 0 <= span[0] < span[1] <= size:
+                    type(span[1]) is int and 0 <= span[0] < span[1] <= definition.size:
                 lo, hi = span
             else:
                 return False
             tag = value.get("value")
-            if tag is None and "value" in value or tag is not None and (type(tag) is not str
-                                                                          or not tag):
+            if tag is None:
+                if "value" in value:
+                    return False
+            elif type(tag) is not str or not tag:
                 return False
             buffers.append(BufferAccess(buffer, lo, hi, tag))
             return True
         tensor = value.get("tensor")
-        definition = m.tensors.get(tensor) if type(tensor) is str else None
+        definition = self.model.tensors.get(tensor) if type(tensor) is str else None
         if definition is None or not value.keys() <= _TENSOR_ACCESS_KEYS:
             return False
         box = _fast_box(value.get("box"), definition.shape)

@@ -130,6 +130,10 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
     rank = graph.rank.tolist()
     pieces = []
     chain_pairs: list[tuple[str, str]] = []
+    # the common piece has one writer, so only what it writes is seen: its (writer,
+    # reader) pairs are decided in one batch, and records are made for the unmet ones only
+    raw_writers: list[int] = []
+    raw_readers: list[int] = []
     for buffer, accesses in by_buffer.items():
         for lo, hi, live in _pieces(accesses):
             if len(live) == 1:  # a lone access needs no order
@@ -139,8 +143,15 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
                 if a.write:
                     writers.setdefault(a.op, a)
             chain = list(writers.values())
-            pieces.append((buffer, lo, hi, live, chain, len(chain_pairs)))
-            if len(chain) > 1:
+            pieces.append((buffer, lo, hi, live, chain, len(chain_pairs), len(raw_writers)))
+            if len(chain) == 1:
+                (w,) = chain
+                node = index[w.op]
+                for r in live:
+                    if not r.write and r.op != w.op and w.end <= r.start:
+                        raw_writers.append(node)
+                        raw_readers.append(index[r.op])
+            elif len(chain) > 1:
                 chain.sort(key=lambda a: rank[index[a.op]])
                 chain_pairs.extend((x.op, y.op) for x, y in zip(chain, chain[1:], strict=False))
     ordered = graph.before(
@@ -148,14 +159,18 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
                     len(chain_pairs)),
         np.fromiter(map(index.__getitem__, map(_SECOND, chain_pairs)), np.int64,
                     len(chain_pairs))).tolist()
-    for buffer, lo, hi, live, chain, first in pieces:
+    raw_met = graph.before(np.asarray(raw_writers, dtype=np.int64),
+                           np.asarray(raw_readers, dtype=np.int64)).tolist()
+    for buffer, lo, hi, live, chain, first, raw in pieces:
         span = (buffer, lo, hi)
-        if len(chain) == 1:  # the common piece: one writer, so only what it writes is seen
+        if len(chain) == 1:
             (w,) = chain
             for r in live:
                 if not r.write and r.op != w.op and w.end <= r.start:
-                    yield Need("ORDER_RAW", w.op, r.op, ("{!r} reads from {!r} bytes [{}, {}) "
-                               "the value {!r} writes", r.op, *span, w.op), (buffer,))
+                    if not raw_met[raw]:
+                        yield Need("ORDER_RAW", w.op, r.op, ("{!r} reads from {!r} bytes [{}, "
+                                   "{}) the value {!r} writes", r.op, *span, w.op), (buffer,))
+                    raw += 1
             continue
         links = ordered[first:first + max(len(chain) - 1, 0)]
         is_chain = all(links)
