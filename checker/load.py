@@ -222,9 +222,6 @@ def _fast_counts(value: Any, known: dict[str, int], minimum: int) -> bool:
 def _fast_ints(values: Any) -> bool:
     if type(values) is not list:
         return False
-    if len(values) == 1:  # the common case: one unit of a lane
-        v = values[0]
-        return type(v) is int and MIN_INT <= v <= MAX_INT
     return all(type(v) is int and MIN_INT <= v <= MAX_INT for v in values)
 
 
@@ -794,7 +791,13 @@ class _Builder:
                         MIN_INT <= end <= MAX_INT and type(units) is dict and \
                         type(o.get("meta", _EMPTY)) is dict:
                     for lane, indices in units.items():
-                        if lane not in lanes or not _fast_ints(indices):
+                        if lane not in lanes:
+                            break
+                        if type(indices) is list and len(indices) == 1:  # one unit, inline
+                            unit = indices[0]
+                            if type(unit) is not int or not MIN_INT <= unit <= MAX_INT:
+                                break
+                        elif not _fast_ints(indices):
                             break
                     else:
                         m.placements[name] = Placement(mode, start, end, units)
@@ -844,10 +847,13 @@ class _Builder:
         optional = frozenset({"meta"})
         for name, b in table.items():
             if name in m.buffers and type(b) is dict and b.keys() <= _BUFFER_PLACEMENT_KEYS \
-                    and type(b.get("meta", _EMPTY)) is dict and \
-                    _fast_ints([b.get("offset"), b.get("alloc"), b.get("free")]):
-                m.buffer_places[name] = BufferPlacement(b["offset"], b["alloc"], b["free"])
-                continue
+                    and type(b.get("meta", _EMPTY)) is dict:
+                offset, alloc, free = b.get("offset"), b.get("alloc"), b.get("free")
+                if type(offset) is int and type(alloc) is int and type(free) is int and \
+                        MIN_INT <= offset <= MAX_INT and MIN_INT <= alloc <= MAX_INT and \
+                        MIN_INT <= free <= MAX_INT:
+                    m.buffer_places[name] = BufferPlacement(offset, alloc, free)
+                    continue
             path = _key("$.buffers", name)
             names = {"buffers": (name,)}
             try:
