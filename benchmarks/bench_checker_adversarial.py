@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import resource
 import subprocess
 import sys
@@ -239,9 +240,11 @@ def main(argv: list[str] | None = None) -> None:
         return
     print("| family | mode | ops | wall s | CPU s | peak MB | CPU growth per 4x | codes |\n"
           "|---|---|---:|---:|---:|---:|---:|---|")
+    overall = []
     for family in args.families:
         for mode in args.modes:
             previous: float | None = None
+            first: tuple[int, float] | None = None
             for n in args.sizes:
                 row = _subprocess(family, n, mode, args.timeout)
                 if row is None or "failed" in row:
@@ -251,9 +254,20 @@ def main(argv: list[str] | None = None) -> None:
                     break
                 growth = f"{row['cpu_seconds'] / previous:.1f}x" if previous else ""
                 previous = max(row["cpu_seconds"], 1e-3)
+                first = first or (row["ops"], previous)
+                last = (row["ops"], previous)
                 print(f"| {family} | {mode} | {row['ops']} | {row['seconds']:.2f} | "
                       f"{row['cpu_seconds']:.2f} | {row['peak_bytes'] / 2**20:.0f} | {growth} | "
                       f"{' '.join(row['codes']) or 'legal'} |", flush=True)
+            if first and last[0] > first[0]:
+                overall.append((family, mode, first, last))
+    # one step of a loaded machine's CPU time is noisy at small sizes: the whole range's
+    # growth, as a geometric mean per 4x, says more about the shape of the cost
+    print("\n| family | mode | ops | CPU s | CPU growth per 4x over the range |\n"
+          "|---|---|---|---|---:|")
+    for family, mode, (n0, cpu0), (n1, cpu1) in overall:
+        per_4x = (cpu1 / cpu0) ** (math.log(4) / math.log(n1 / n0))
+        print(f"| {family} | {mode} | {n0} to {n1} | {cpu0:.2f} to {cpu1:.2f} | {per_4x:.1f}x |")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ Prints, as plain tables:
 
     python benchmarks/bench_program.py [--runs 1000] [--cv 0.1 0.3] [--examples NAME ...]
                                        [--skip-scale] [--skip-policies] [--drops]
-                                       [--synthetic-only]
+                                       [--synthetic-only] [--phases]
 
 This prints figures; it passes or fails nothing.
 """
@@ -55,8 +55,47 @@ def _roundtrip(document: dict) -> dict:
     return json.loads(json.dumps(document))
 
 
+def program_phases(document: dict) -> list[tuple[str, float]]:
+    """CPU seconds of each part of ``verify_program`` on ``document``, run as it runs them
+    (the collector paused): the model, the schedule rules, the queues and waits, the
+    happens-before graph, and each order rule (its needs, then judged)."""
+    from checker.load import build_model, no_gc
+    from checker.program import _Program
+    from checker.rules import RULES
+    from checker.rules.program_graph import Graph
+    from checker.rules.program_orders import (
+        after_needs,
+        buffer_needs,
+        ddr_needs,
+        judge,
+        reuse_needs,
+    )
+
+    rows: list[tuple[str, float]] = []
+
+    def timed(name: str, work):  # noqa: ANN001, ANN202 - a thunk and whatever it returns
+        began = time.process_time()
+        result = work()
+        rows.append((name, time.process_time() - began))
+        return result
+
+    with no_gc():
+        model, _ = timed("model", lambda: build_model(document["schedule"]))
+        timed("schedule rules", lambda: [rule.check(model) for rule in RULES])
+        program = timed("queues and waits", lambda: _Program(document, model))
+        graph = timed("graph", lambda: Graph(len(program.names), list(program.queues.values()),
+                                             program.waits))
+        index = program.index
+        for name, needs in (("ORDER_AFTER", lambda: after_needs(model)),
+                            ("ORDER_RAW/WAW", lambda: buffer_needs(model, graph, index)),
+                            ("ORDER_REUSE", lambda: reuse_needs(model, graph, index)),
+                            ("ORDER_DDR", lambda: ddr_needs(model))):
+            timed(name, lambda needs=needs: judge(needs(), graph, index))
+    return rows
+
+
 def scale_rows(target_ops: int, workload_name: str, solve_seconds: float,
-               synthetic_only: bool = False) -> None:
+               synthetic_only: bool = False, phases: bool = False) -> None:
     rows = []
     if not synthetic_only:
         workload = load_workload(workload_name)
@@ -77,6 +116,10 @@ def scale_rows(target_ops: int, workload_name: str, solve_seconds: float,
         print(f"{label:<34}{len(timed_schedule.ops):>8}{lowering.needed:>9}"
               f"{lowering.waits_after:>8}{lower_wall:>8.2f}/{lower_cpu:<6.2f}"
               f"{verify_wall:>12.2f}/{verify_cpu:<6.2f}  {report.legal}")
+        if phases:
+            rows = program_phases(document)
+            print("  CPU s by phase: " + ", ".join(f"{name} {cpu:.3f}" for name, cpu in rows)
+                  + f" (sum {sum(cpu for _, cpu in rows):.3f})")
 
 
 def wait_rows(examples: list[str], solve_seconds: float, drops: bool) -> dict:
@@ -151,12 +194,15 @@ def main() -> None:
     parser.add_argument("--drops", action="store_true")
     parser.add_argument("--synthetic-only", action="store_true",
                         help="only the synthetic 100k row of the scale table, then stop")
+    parser.add_argument("--phases", action="store_true",
+                        help="also print the CPU seconds of each part of verify-program")
     args = parser.parse_args()
     if args.synthetic_only:
-        scale_rows(args.scale_ops, args.scale_workload, 10.0, synthetic_only=True)
+        scale_rows(args.scale_ops, args.scale_workload, 10.0, synthetic_only=True,
+                   phases=args.phases)
         return
     if not args.skip_scale:
-        scale_rows(args.scale_ops, args.scale_workload, 10.0)
+        scale_rows(args.scale_ops, args.scale_workload, 10.0, phases=args.phases)
     programs = wait_rows(args.examples or example_names(), args.solve_seconds, args.drops)
     if not args.skip_policies:
         policy_rows(programs, args.cv, args.runs, args.solve_seconds)

@@ -222,9 +222,6 @@ def _fast_counts(value: Any, known: dict[str, int], minimum: int) -> bool:
 def _fast_ints(values: Any) -> bool:
     if type(values) is not list:
         return False
-    if len(values) == 1:  # the common case: one unit of a lane
-        v = values[0]
-        return type(v) is int and MIN_INT <= v <= MAX_INT
     return all(type(v) is int and MIN_INT <= v <= MAX_INT for v in values)
 
 
@@ -696,34 +693,33 @@ class _Builder:
     def fast_access(self, value: dict[str, Any], tensors: list[TensorAccess],
                     buffers: list[BufferAccess]) -> bool:
         """Take a well-formed access without building paths; ``False`` if anything is off."""
-        m = self.model
-        meta = value.get("meta", _EMPTY)
-        if type(meta) is not dict:
+        if "meta" in value and type(value["meta"]) is not dict:
             return False
         buffer = value.get("buffer")
         if buffer is not None:
-            definition = m.buffers.get(buffer) if type(buffer) is str else None
+            definition = self.model.buffers.get(buffer) if type(buffer) is str else None
             if definition is None or not value.keys() <= _BUFFER_ACCESS_KEYS:
                 return False
-            size = definition.size
             span = value.get("bytes")
             if span is None:
                 if "bytes" in value:
                     return False
-                lo, hi = 0, size
+                lo, hi = 0, definition.size
             elif type(span) is list and len(span) == 2 and type(span[0]) is int and \
-                    type(span[1]) is int and 0 <= span[0] < span[1] <= size:
+                    type(span[1]) is int and 0 <= span[0] < span[1] <= definition.size:
                 lo, hi = span
             else:
                 return False
             tag = value.get("value")
-            if tag is None and "value" in value or tag is not None and (type(tag) is not str
-                                                                          or not tag):
+            if tag is None:
+                if "value" in value:
+                    return False
+            elif type(tag) is not str or not tag:
                 return False
             buffers.append(BufferAccess(buffer, lo, hi, tag))
             return True
         tensor = value.get("tensor")
-        definition = m.tensors.get(tensor) if type(tensor) is str else None
+        definition = self.model.tensors.get(tensor) if type(tensor) is str else None
         if definition is None or not value.keys() <= _TENSOR_ACCESS_KEYS:
             return False
         box = _fast_box(value.get("box"), definition.shape)
@@ -795,7 +791,13 @@ class _Builder:
                         MIN_INT <= end <= MAX_INT and type(units) is dict and \
                         type(o.get("meta", _EMPTY)) is dict:
                     for lane, indices in units.items():
-                        if lane not in lanes or not _fast_ints(indices):
+                        if lane not in lanes:
+                            break
+                        if type(indices) is list and len(indices) == 1:  # one unit, inline
+                            unit = indices[0]
+                            if type(unit) is not int or not MIN_INT <= unit <= MAX_INT:
+                                break
+                        elif not _fast_ints(indices):
                             break
                     else:
                         m.placements[name] = Placement(mode, start, end, units)
@@ -845,10 +847,13 @@ class _Builder:
         optional = frozenset({"meta"})
         for name, b in table.items():
             if name in m.buffers and type(b) is dict and b.keys() <= _BUFFER_PLACEMENT_KEYS \
-                    and type(b.get("meta", _EMPTY)) is dict and \
-                    _fast_ints([b.get("offset"), b.get("alloc"), b.get("free")]):
-                m.buffer_places[name] = BufferPlacement(b["offset"], b["alloc"], b["free"])
-                continue
+                    and type(b.get("meta", _EMPTY)) is dict:
+                offset, alloc, free = b.get("offset"), b.get("alloc"), b.get("free")
+                if type(offset) is int and type(alloc) is int and type(free) is int and \
+                        MIN_INT <= offset <= MAX_INT and MIN_INT <= alloc <= MAX_INT and \
+                        MIN_INT <= free <= MAX_INT:
+                    m.buffer_places[name] = BufferPlacement(offset, alloc, free)
+                    continue
             path = _key("$.buffers", name)
             names = {"buffers": (name,)}
             try:

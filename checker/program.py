@@ -122,12 +122,13 @@ class _Program:
         units some op holds or some queue names are looked at: a lane of 10^9 units costs
         nothing until used (units without a queue are reported once per lane)."""
         held: dict[tuple[str, int], set[int]] = defaultdict(set)
-        for name, p in self.m.placements.items():
+        lanes = self.m.lanes
+        for node, p in enumerate(self.m.placements.values()):  # self.names' order
             for kind, units in p.units.items():
-                count = self.m.lanes.get(kind, 0)
+                count = lanes.get(kind, 0)
                 for unit in units:
                     if 0 <= unit < count:
-                        held[(kind, unit)].add(self.index[name])
+                        held[(kind, unit)].add(node)
         for (kind, unit), queue in queues.items():
             path = _path("$.queues", f"{kind}.{unit}")
             expected = held.get((kind, unit), set())
@@ -185,7 +186,8 @@ class _Program:
             if node is None:
                 self.fail(_path("$.waits", name), f"{name!r} is not a scheduled op")
                 continue
-            edges.extend((pred, node) for pred in self._list(preds, "$.waits", name))
+            nodes = self._list(preds, "$.waits", name)
+            edges.extend(zip(nodes, [node] * len(nodes), strict=True))
         return edges
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from checker.boxes import clip, inside, partition, show
+from checker.boxes import clip_all, partition, show
 from checker.model import Box, Model
 from checker.report import Violation
 
@@ -26,20 +26,23 @@ def check_coverage(m: Model) -> list[Violation]:
         region = task.space
         if region is None:
             continue
-        names, boxes = [], []
+        ranked = []
         for name, box in members.get(task_name, []):
             if len(box) != len(region):
                 out.append(Violation("COVERAGE", f"op {name!r} has a space of rank {len(box)} "
                                      f"but task {task_name!r} has rank {len(region)}", (name,)))
-                continue
-            part = box if inside(box, region) else clip(box, region)
-            if part is not box and all(lo < hi for lo, hi in box):
+            else:
+                ranked.append((name, box))
+        parts, corners = clip_all([box for _, box in ranked], region)
+        names, boxes = [], []
+        for (name, box), part in zip(ranked, parts, strict=True):
+            if part is not box:
                 out.append(Violation("COVERAGE", f"op {name!r} computes {show(box)}, outside "
                                      f"the space {show(region)} of task {task_name!r}", (name,)))
             if part is not None:
                 names.append(name)
                 boxes.append(part)
-        result = partition(region, boxes)
+        result = partition(region, boxes, corners)
         for i, j in result.overlaps:
             out.append(Violation("COVERAGE", f"ops {names[j]!r} and {names[i]!r} of task "
                                  f"{task_name!r} both compute part of {show(boxes[i])}",

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from checker.boxes import Partition, clip, latest_writes, partition, show
+import numpy as np
+
+from checker.boxes import Partition, clip_all, latest_writes, partition, show
 from checker.model import Box, Model
 from checker.report import Violation
 
@@ -32,17 +34,19 @@ def check_outputs(m: Model) -> list[Violation]:
     # a task writing a whole tensor asks clauses 1 and 2 the same question: answer it once
     answers: dict[tuple[Box, tuple[int, ...]], Partition] = {}
 
-    def partition_of(region: Box, boxes: list[Box]) -> Partition:
+    def partition_of(region: Box, boxes: list[Box], corners: np.ndarray | None = None
+                     ) -> Partition:
         key = (region, tuple(map(id, boxes)))  # the model's boxes: alive, so ids are unique
         if key not in answers:
-            answers[key] = partition(region, boxes)
+            answers[key] = partition(region, boxes, corners)
         return answers[key]
 
     for task_name, task in m.tasks.items():
         for tensor, region in (task.outputs or {}).items():
-            parts = [part for name, owner, box in writes.get(tensor, [])
-                     if owner == task_name and (part := clip(box, region)) is not None]
-            result = partition_of(region, parts)
+            owned = [box for _, owner, box in writes.get(tensor, []) if owner == task_name]
+            clipped, corners = clip_all(owned, region)
+            result = partition_of(region, [part for part in clipped if part is not None],
+                                  corners)
             if result.gapped:
                 where = f", e.g. {tensor}{show(result.gap)}" if result.gap else ""
                 out.append(Violation("OUTPUT", f"the ops of task {task_name!r} leave part of "

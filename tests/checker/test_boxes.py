@@ -128,3 +128,34 @@ def test_more_varying_axes_than_the_grid_counts_are_swept() -> None:
     assert partition(region, cells) == boxes.Partition([], False, None)
     assert partition(region, cells[1:]).gapped is True
     assert partition(region, [*cells, cells[3]]).overlaps == [(len(cells), 3)]
+
+
+@st.composite
+def boxes_around(draw: st.DrawFn) -> tuple[Box, list[Box]]:
+    """A region and non-empty boxes of its rank, some inside it, some across or outside
+    its edges."""
+    rank = draw(st.integers(0, 5))
+    region = tuple(draw(st.tuples(st.integers(-3, 3), st.integers(4, 9))) for _ in range(rank))
+    items = []
+    for _ in range(draw(st.integers(0, 8))):
+        dims = []
+        for _ in range(rank):
+            lo = draw(st.integers(-6, 11))
+            dims.append((lo, draw(st.integers(lo + 1, 12))))
+        items.append(tuple(dims))
+    return region, items
+
+
+@given(case=boxes_around())
+def test_clip_all_is_clip_of_each(case: tuple[Box, list[Box]]) -> None:
+    """The NumPy test for boxes already inside and the Python clip of the others give
+    what clipping each box does, the boxes inside returned as they are, and the corners
+    of the kept parts."""
+    region, items = case
+    parts, corners = boxes.clip_all(items, region)
+    assert parts == [boxes.clip(box, region) for box in items]
+    for box, part in zip(items, parts, strict=True):
+        assert (part is box) == boxes.inside(box, region)
+    kept = [part for part in parts if part is not None]
+    assert corners.shape == (len(kept), len(region), 2)
+    assert corners.tolist() == [[list(dim) for dim in part] for part in kept]
