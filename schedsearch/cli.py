@@ -101,8 +101,13 @@ def build_parser(commands: tuple[str, ...] = COMMANDS, study: str | None = None,
 
 def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()  # the command's time limit counts from here
-    interrupt.install()
-    interrupt.reset()
+    with interrupt.installed():
+        interrupt.reset()
+        return _guarded(argv, started)
+
+
+def _guarded(argv: list[str] | None, started: float) -> int:
+    """:func:`_run`, with every way a command can end badly turned into its exit status."""
     try:
         return _run(argv, started)
     except InputError as error:

@@ -6,7 +6,7 @@ runs a Python callback, or while a pool of CP-SAT threads is being torn down, it
 (``catch_sigint_signal``) installs a C++ handler per solve, which threads racing to
 install and remove it break the same way. So:
 
-- :func:`install` (called once by a command-line tool) turns both signals into
+- :func:`installed` (around a command-line tool's run) turns both signals into
   :func:`request`. Inside :func:`cooperating` (a search that can stop with its best
   answer so far) that only records the request and stops the running CP-SAT solvers
   through their own ``stop_search``; elsewhere (tiling, reading, writing) it raises
@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any, TypeVar
 
-__all__ = ["install", "request", "requested", "reset", "cooperating", "Solvers",
-           "Interrupted", "POLL_SECONDS"]
+__all__ = ["install", "installed", "request", "requested", "reset", "cooperating",
+           "Solvers", "Interrupted", "POLL_SECONDS"]
 
 #: How often a thread waiting for CP-SAT runs looks for a stop request.
 POLL_SECONDS = 0.05
@@ -63,12 +63,33 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
 
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 def install() -> None:
     """Route SIGINT and SIGTERM to :func:`request` (only the main thread may do this)."""
     if threading.current_thread() is not threading.main_thread():
         return
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in _SIGNALS:
         signal.signal(signum, _on_signal)
+
+
+@contextmanager
+def installed() -> Iterator[None]:
+    """:func:`install` for the duration of one command, then the caller's handlers again.
+    Why: a process that calls the CLI's ``main`` in-process (a test runner, a user's
+    script) would otherwise keep this handler, and a later SIGTERM meant to end that
+    process would raise ``KeyboardInterrupt`` wherever it lands."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {signum: signal.getsignal(signum) for signum in _SIGNALS}
+    install()
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
 
 
 @contextmanager

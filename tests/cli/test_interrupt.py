@@ -83,16 +83,14 @@ def test_an_interrupt_before_any_schedule_writes_nothing(
 def test_a_signal_inside_a_cooperating_section_only_records_a_request(signum: int) -> None:
     """SIGTERM takes the same path as SIGINT (the subprocess test sends SIGINT)."""
     interrupt.reset()
-    handler = signal.getsignal(signum)
     try:
-        interrupt.install()
-        with interrupt.cooperating():
-            signal.raise_signal(signum)  # no KeyboardInterrupt here
-        assert interrupt.requested()
-        with pytest.raises(KeyboardInterrupt):
-            signal.raise_signal(signum)
+        with interrupt.installed():
+            with interrupt.cooperating():
+                signal.raise_signal(signum)  # no KeyboardInterrupt here
+            assert interrupt.requested()
+            with pytest.raises(KeyboardInterrupt):
+                signal.raise_signal(signum)
     finally:
-        signal.signal(signum, handler)
         interrupt.reset()
 
 
@@ -147,3 +145,13 @@ def test_the_configuration_bound_leaves_the_sigint_handler_in_place() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, (done.returncode, done.stderr)
+
+
+def test_main_gives_the_caller_its_signal_handlers_back() -> None:
+    """A process that runs the CLI in-process (this test runner) keeps its own SIGINT and
+    SIGTERM handlers afterwards: a later SIGTERM must not raise KeyboardInterrupt."""
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    assert cli.main(["targets"]) == 0
+    after = {signum: signal.getsignal(signum) for signum in before}
+    assert after == before
+    assert all(handler is not interrupt._on_signal for handler in after.values())
