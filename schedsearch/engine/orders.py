@@ -15,7 +15,8 @@ from schedsearch.engine.instance import Instance
 
 __all__ = ["tails", "breadth_order", "problem_order", "interleaved_order", "LARGE_SHARE",
            "large_buffers", "task_ranks", "hungriest_first_order", "depth_order",
-           "frugal_order", "serial_peaks", "keyed_order"]
+           "frugal_order", "serial_peaks", "keyed_order", "bottleneck_lane",
+           "bottleneck_leads"]
 
 
 def tails(inst: Instance, dag: Dag, allowed: Sequence[Sequence[int]] | None = None
@@ -191,6 +192,41 @@ def _depth_first(dag: Dag, tail: Sequence[int], preds: Sequence[Sequence[int]]) 
             if v < dag.n_ops:
                 order.append(v)
     return order
+
+
+def bottleneck_lane(inst: Instance) -> str | None:
+    """The lane kind with the most least work per unit (:meth:`~.instance.Instance.least_work`
+    over its units), ties by name; None where no op uses a lane."""
+    work: dict[str, int] = {}
+    for op in range(inst.n_ops):
+        for (kind, name), amount in inst.least_work(op).items():
+            if kind == "lane":
+                work[name] = work.get(name, 0) + amount
+    loads = {name: amount / inst.target.lanes[name] for name, amount in work.items()}
+    return min(loads, key=lambda name: (-loads[name], name), default=None)
+
+
+def bottleneck_leads(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]:
+    """Per node, the rank of the first op on the busiest lane kind (:func:`bottleneck_lane`)
+    it leads to: itself or its earliest descendant there, the lane's ops ranked by
+    earliest possible start, then longest tail. Nodes that lead to none (the last
+    stores) get the lane's op count.
+
+    Why. On the prefill layers the matrix engine (HMX) is idle between GEMM phases,
+    waiting for the activation load that starts the next phase at the end of a chain of
+    vector work and DDR round trips, while ops the problem's order puts in the same
+    window (the next phase's weight loads, which have slack until their own tile) take
+    the DMA queues and their fast mode. Ranked by the engine op they lead to, the
+    chain's transfers go before weights the engine needs only later."""
+    lane = bottleneck_lane(inst)
+    head = _heads(inst, dag)
+    on_lane = [v for v in range(inst.n_ops)
+               if any(name == lane for mode in inst.modes[v] for name, _ in mode.lanes)]
+    rank = {v: k for k, v in enumerate(sorted(on_lane, key=lambda v: (head[v], -tail[v], v)))}
+    lead = [len(on_lane)] * dag.n_nodes
+    for v in reversed(dag.topo):
+        lead[v] = min([rank.get(v, len(on_lane))] + [lead[s] for s, _ in dag.succs[v]])
+    return lead
 
 
 def serial_peaks(inst: Instance, order: Sequence[int]) -> dict[str, int]:

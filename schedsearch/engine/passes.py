@@ -79,3 +79,7 @@ class PassSpec:
     #: Buffers that outlive the op starting them at the top of memory, those that die
     #: with it at the bottom (fallback passes).
     two_ended: bool = False
+    #: Eligible ops tried by the first op on the busiest lane kind they lead to
+    #: (:func:`~.orders.bottleneck_leads`), then longest tail: the transfers the engine
+    #: waits for next before those it needs later.
+    lead_first: bool = False

@@ -43,7 +43,7 @@ import numpy as np
 
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
-from schedsearch.engine.orders import large_buffers, serial_peaks, task_ranks
+from schedsearch.engine.orders import bottleneck_leads, large_buffers, serial_peaks, task_ranks
 from schedsearch.engine.passes import PassSpec
 from schedsearch.engine.placement.greedy import lowest_fit
 from schedsearch.engine.solution import Solution
@@ -200,8 +200,11 @@ class SerialPass:
         rank = task_ranks(inst) if hungry_first or hungry_unguarded else {}
         #: Per op, whether guard (1) keeps no room for it when it heads the sequence.
         self.unguarded = [hungry_unguarded and rank[inst.op_task[i]] == 0 for i in range(n)]
+        lead = bottleneck_leads(inst, dag, tail) if spec.lead_first else [0] * n
         self.key = [(min(rank[inst.op_task[i]], 1) if hungry_first else
-                     0 if spec.in_sequence else -tail[i], self.pos[i]) for i in range(n)]
+                     lead[i] if spec.lead_first else
+                     0 if spec.in_sequence else -tail[i],
+                     -tail[i] if spec.lead_first else 0, self.pos[i]) for i in range(n)]
         self.consumers = [sorted(ops, key=self.pos.__getitem__) for ops in inst.buffer_ops]
         self.modes = [sorted(allowed[i] if allowed else range(len(inst.modes[i])),
                              key=lambda k, i=i: (inst.modes[i][k].duration, k))
