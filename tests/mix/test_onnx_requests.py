@@ -37,20 +37,20 @@ target = "hexagon-v75"
 name = "p0"
 model = "graphs/{PREFILL}"
 phase = "prefill"
-tokens = 96
+tokens = 32
 dims = {{ seq = "tokens" }}
 [[requests]]
 name = "d0"
 model = "graphs/{DECODE}"
 phase = "decode"
-past = 64
+past = 32
 dims = {{ past = "past" }}
 deadline_us = 100000
 [[requests]]
 name = "d1"
 model = "graphs/{DECODE}"
 phase = "decode"
-past = 128
+past = 48
 dims = {{ past = "past" }}
 """
 
@@ -71,10 +71,10 @@ def test_the_graphs_are_found_beside_the_mix_and_bound_to_the_request_s_counts(
     monkeypatch.chdir(tmp_path)  # not the mix's folder
     mix = load_mix(str(folder / "m.toml"))
     p0, d0, d1 = mix.requests
-    assert p0.onnx == str(folder / "graphs" / PREFILL) and p0.dims == (("seq", 96),)
-    assert (d0.dims, d1.dims) == ((("past", 64),), (("past", 128),))
+    assert p0.onnx == str(folder / "graphs" / PREFILL) and p0.dims == (("seq", 32),)
+    assert (d0.dims, d1.dims) == ((("past", 32),), (("past", 48),))
     whole = mix_problem(mix, TARGET)
-    chunked = mix_problem(mix, TARGET, 64)
+    chunked = mix_problem(mix, TARGET, 16)  # would split a bundled prefill of 32
     assert chunked.chunk is None and [p.prefix for p in chunked.parts] == ["p0", "d0", "d1"]
     assert {task.split("-")[0] for task in whole.problem.tasks} == {"p0", "d0", "d1"}
     assert set(whole.problem.tasks) == set(chunked.problem.tasks)
