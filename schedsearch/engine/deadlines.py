@@ -273,8 +273,8 @@ def deadline_pass(inst: Instance, dag: Dag, view: GroupView,
     """The best (:meth:`GroupView.score`) of the list scheduler's passes on the sequence
     by latest start (module docstring), or None if every pass stalls; each pass runs to
     its end and is charged to ``budget`` as the portfolio's are (by start attempts). Once a
-    pass has a schedule, a spent ``budget`` (its work, or its wall-clock deadline) ends
-    the passes."""
+    pass has a schedule, ``budget``'s wall-clock deadline, if past, ends the passes (not
+    its work: the passes are few, and a reproducible run always runs them all)."""
     chain = _chains(inst, dag)
     n = len(view.names)
     longest, length = [0] * n, [0] * n
@@ -299,8 +299,9 @@ def deadline_pass(inst: Instance, dag: Dag, view: GroupView,
     tail = tails(inst, dag)
     best: Solution | None = None
     for width in PASS_WINDOWS:
-        if best is not None and budget is not None and budget.exhausted():
-            break  # the wall limit (or the work) is spent: keep the best pass so far
+        if best is not None and budget is not None and budget.wall_left() <= 0:
+            budget.cut = True  # the wall limit is past: keep the best pass so far
+            break
         run = SerialPass(inst, dag, order, tail,
                          PassSpec(ModePolicy.ALL, OpOrder.DEADLINE, width, in_sequence=True))
         result = run.run()
