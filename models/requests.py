@@ -34,6 +34,7 @@ from models.cost import cost_model
 from models.errors import InputError
 from models.examples.decoders import MODELS, layer
 from models.formats import Problem, Target
+from models.jsonio import json_path
 from models.mix import Mix, Request
 from models.ops import KINDS
 from models.workload import MAX_OPS, WORKLOAD_FORMAT, Workload, tile, workload_from_dict
@@ -97,7 +98,7 @@ def parts(request: Request, chunk: int | None = None) -> list[Part]:
 @lru_cache(maxsize=16)
 def _onnx_layer(path: str, dims: tuple[tuple[str, int], ...], matrix: tuple[str, ...]
                 ) -> tuple[dict[str, Any], ...]:
-    """The tasks of the ONNX graph ``path`` with ``dims`` bound, imported once per command
+    """The tasks of the ONNX graph ``path`` with ``dims`` bound, imported once per process
     (every chunking of a mix builds its problem anew; the import folds the whole graph)."""
     from models.onnx.graph import read_graph
     from models.onnx.lower import lower
@@ -135,10 +136,15 @@ def mix_workload(mix: Mix, target: Target, chunk: int | None = None
     tasks: list[dict[str, Any]] = []
     found: list[Part] = []
     part_of: dict[str, Part] = {}
-    for request in mix.requests:
+    for i, request in enumerate(mix.requests):
         for part in parts(request, chunk):
             found.append(part)
-            made = request_tasks(request, part, target)
+            try:
+                made = request_tasks(request, part, target)
+            except InputError as error:  # the importer's refusal of an ONNX graph
+                raise InputError(f"{error.source}: {error.message}", source=mix.source,
+                                 path=json_path(json_path("$.requests", i), "model"),
+                                 rule=error.rule) from None
             part_of.update((task["name"], part) for task in made)
             tasks += made
     document = {"format": WORKLOAD_FORMAT, "name": mix.name, "target": mix.target,

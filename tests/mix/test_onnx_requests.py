@@ -150,3 +150,17 @@ def test_without_the_onnx_extra_an_onnx_request_is_one_line(
     assert capsys.readouterr().err == (
         f"schedsearch: error: {path}: $.requests[0].model: ONNX: reading .onnx models needs "
         "the onnx and onnxscript packages: pip install 'npu-schedsearch[onnx]'\n")
+
+
+def test_what_the_importer_refuses_is_one_line_naming_the_request(tmp_path: Path,
+                                                                  capsys) -> None:
+    save(tmp_path, [node("Det", ["x"], ["y"])], {"x": ("past", 4, 4)}, {"y": ("past",)},
+         name="det")
+    path = tmp_path / "m.toml"
+    path.write_text('name = "m"\ntarget = "hexagon-v75"\n[[requests]]\nname = "d0"\n'
+                    'phase = "decode"\npast = 8\nmodel = "det.onnx"\ndims = { past = "past" }\n')
+    assert cli.main(["mix", str(path)]) == 2
+    line = capsys.readouterr().err
+    assert line.startswith(f"schedsearch: error: {path}: $.requests[0].model: ONNX: "
+                           f"{tmp_path / 'det.onnx'}: node ")
+    assert "op type 'Det' is not supported" in line and line.count("\n") == 1
