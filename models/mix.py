@@ -17,7 +17,20 @@ JSON::
     past = 1024
     deadline_us = 1500
 
-Reading only: turning requests into a problem is :mod:`models.requests`.
+A request's ``model`` is a bundled family, or an ``.onnx`` decoder-layer graph (a path
+relative to the mix file's folder) whose symbolic dimensions the request binds in its
+``dims`` table: a value is a whole number, or ``"tokens"`` / ``"past"`` for the request's
+own (a prefill binds its ``tokens``, a decode step its ``past``)::
+
+    [[requests]]
+    name = "p1"
+    model = "layers/qwen2-layer-prefill.onnx"
+    phase = "prefill"
+    tokens = 128
+    dims = { seq = "tokens" }
+
+Reading only: turning requests into a problem is :mod:`models.requests`; the graph is
+opened here (without its weights) only to check ``dims`` against its symbolic dimensions.
 """
 
 from __future__ import annotations
@@ -40,14 +53,18 @@ PHASES = ("prefill", "decode")
 #: that two requests' names cannot collide (``p0-c1`` + ``norm1`` against ``p0`` + ``c1-norm1``).
 _NAME = re.compile(r"^[A-Za-z0-9_]+$")
 _KEYS = ("format", "name", "target", "requests")
-_REQUEST_KEYS = ("name", "model", "phase", "tokens", "past", "deadline_us", "weight")
+_REQUEST_KEYS = ("name", "model", "phase", "tokens", "past", "deadline_us", "weight", "dims")
+#: What a ``dims`` value may name instead of a number: the request's own counts.
+_COUNTS = ("tokens", "past")
 
 
 @dataclass(frozen=True, slots=True)
 class Request:
     """One request: a decoder layer of ``model`` at ``phase``; ``tokens`` new tokens (1 for
     a decode step) attending to ``past`` cached ones; an optional deadline in ns from the
-    start of the mix; a weight for weighted completion time (1 unless given)."""
+    start of the mix; a weight for weighted completion time (1 unless given). For an
+    ``.onnx`` model, ``onnx`` is the graph's path (resolved against the mix file's folder)
+    and ``dims`` the values of its symbolic dimensions, sorted by name."""
 
     name: str
     model: str
@@ -56,6 +73,8 @@ class Request:
     past: int
     deadline_ns: int | None = None
     weight: float = 1.0
+    onnx: str | None = None
+    dims: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +110,13 @@ def _request(raw: Any, path: str, seen: set[str], source: str) -> Request:
     if name in seen:
         raise fail(json_path(path, "name"), f"duplicate request name {name!r}")
     families = [m.name for m in MODELS]
-    if isinstance(model, str) and model.endswith(".onnx"):
-        raise fail(json_path(path, "model"), "ONNX models in a mix are not yet supported; "
-                                             f"use a bundled family: {', '.join(families)}",
-                   "ONNX")
-    if model not in families:
+    is_onnx = isinstance(model, str) and model.endswith(".onnx")
+    if not is_onnx and model not in families:
         raise fail(json_path(path, "model"), f"unknown model {model!r}; bundled families: "
-                                             f"{', '.join(families)}")
+                                             f"{', '.join(families)}, or an .onnx file")
+    if "dims" in raw and not is_onnx:
+        raise fail(json_path(path, "dims"), "dims binds the symbolic dimensions of an .onnx "
+                                            "model; a bundled family has none")
     if phase not in PHASES:
         raise fail(json_path(path, "phase"), f"phase is one of {', '.join(PHASES)}")
     needed = "tokens" if phase == "prefill" else "past"
@@ -116,9 +135,81 @@ def _request(raw: Any, path: str, seen: set[str], source: str) -> Request:
     weight = raw.get("weight", 1.0)
     if not _number(weight) or not weight > 0:
         raise fail(json_path(path, "weight"), "expected a number > 0")
+    onnx, dims = None, ()
+    if is_onnx:
+        onnx = str(_beside(source, model))
+        dims = _onnx_dims(raw, path, onnx, {"tokens": tokens, "past": past}, phase, fail)
     seen.add(name)
     return Request(name, model, phase, tokens, past,
-                   None if deadline is None else round(deadline * 1000), float(weight))
+                   None if deadline is None else round(deadline * 1000), float(weight),
+                   onnx, dims)
+
+
+def _beside(source: str, model: str) -> Path:
+    """Where an ``.onnx`` model lies: relative to the mix file's folder (as a workload's
+    target file is to the workload's), not to the current directory."""
+    folder = Path(source).parent if Path(source).is_file() else Path(".")
+    return folder / model
+
+
+def _onnx_dims(raw: dict[str, Any], path: str, onnx: str, counts: dict[str, int],
+               phase: str, fail: Any) -> tuple[tuple[str, int], ...]:
+    """The request's ``dims`` as values, checked against the graph's symbolic dimensions
+    (each bound, none unknown) and binding the request's own count (a prefill's
+    ``tokens``, a decode's ``past``)."""
+    where = json_path(path, "dims")
+    if not Path(onnx).is_file():
+        raise fail(json_path(path, "model"), f"no such ONNX model file {onnx!r} (a path "
+                                             "relative to the mix file's folder)", "FILE")
+    given = raw.get("dims", {})
+    if not isinstance(given, dict):
+        raise fail(where, "expected a table of symbolic dimensions: {NAME = VALUE}")
+    dims: dict[str, int] = {}
+    for dim, value in given.items():
+        if value in _COUNTS:
+            value = counts[value]
+        elif not isinstance(value, int) or isinstance(value, bool):
+            raise fail(json_path(where, dim), "expected a whole number, or \"tokens\" or "
+                                              "\"past\" for the request's own", "DIM")
+        if value < 1:
+            raise fail(json_path(where, dim), f"a dimension is at least 1, got {value}",
+                       "DIM")
+        dims[dim] = value
+    own = "tokens" if phase == "prefill" else "past"
+    if own not in given.values():
+        raise fail(where, f"a {phase} request binds its {own!r} to a symbolic dimension of "
+                          f"the graph: dims = {{NAME = \"{own}\"}}", "DIM")
+    symbols = symbolic_dims(onnx, fail, json_path(path, "model"))
+    for dim in dims:
+        if dim not in symbols:
+            raise fail(json_path(where, dim), f"{onnx} has no symbolic dimension {dim!r} "
+                                              f"(its symbolic dimensions: "
+                                              f"{', '.join(sorted(symbols)) or 'none'})", "DIM")
+    for dim, used_by in symbols.items():
+        if dim not in dims:
+            raise fail(where, f"symbolic dimension {dim!r} (of input {used_by!r}) of {onnx} "
+                              "has no value: bind it in dims", "DIM")
+    return tuple(sorted(dims.items()))
+
+
+def symbolic_dims(onnx_path: str, fail: Any, where: str) -> dict[str, str]:
+    """The symbolic dimensions of the graph inputs of ``onnx_path``, each with the first
+    input using it (read without the weights); ``fail(where, message, rule)`` when the
+    onnx extra is missing or the file is not a model."""
+    try:
+        import onnx
+        import onnxscript  # noqa: F401  (the importer folds with it)
+    except ImportError:
+        raise fail(where, "reading .onnx models needs the onnx and onnxscript packages: "
+                          "pip install 'npu-schedsearch[onnx]'", "ONNX") from None
+    from models.onnx.graph import symbolic_inputs
+
+    try:
+        model = onnx.load(onnx_path, load_external_data=False)
+    except Exception as error:  # onnx raises DecodeError, OSError, ValueError ...
+        raise fail(where, f"not a readable ONNX model: {error}".splitlines()[0],
+                   "ONNX") from None
+    return symbolic_inputs(model)
 
 
 def mix_from_dict(document: Any, source: str = "<mix>") -> Mix:

@@ -15,22 +15,32 @@ order it implies is added to the problem as ``after`` edges: every load of a chu
 cache rows follows every store of an earlier chunk's K or V that wrote those rows. The
 rest of a chunk (its norm, projections, MLP) depends on nothing earlier, so a search may
 start it sooner; chunks "run in order" through their attention.
+
+ONNX requests. A request whose model is an ``.onnx`` decoder-layer graph is that graph
+imported (:mod:`models.onnx`) with its ``dims`` bound, names prefixed the same way. It is
+never chunked: a chunk is the layer at fewer tokens attending to a longer past, which a
+prefill graph (no cache inputs) cannot express, and which cache tensor is which is known
+only of the operator library's names. Every policy runs such a prefill whole.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
+from models.cost import cost_model
 from models.errors import InputError
 from models.examples.decoders import MODELS, layer
 from models.formats import Problem, Target
+from models.jsonio import json_path
 from models.mix import Mix, Request
 from models.ops import KINDS
 from models.workload import MAX_OPS, WORKLOAD_FORMAT, Workload, tile, workload_from_dict
 
-__all__ = ["Part", "MixProblem", "parts", "request_tasks", "mix_workload", "mix_problem"]
+__all__ = ["Part", "MixProblem", "chunkable", "parts", "request_tasks", "mix_workload",
+           "mix_problem"]
 
 #: The attention's cache tensors and the projections' outputs that fill them.
 _CACHE = {"k_cache": "k", "v_cache": "v"}
@@ -71,20 +81,46 @@ class MixProblem:
                 if self.part_of[op.task].request == request]
 
 
+def chunkable(request: Request) -> bool:
+    """True for a prefill that chunks (of a bundled family; an ONNX one runs whole)."""
+    return request.phase == "prefill" and request.onnx is None
+
+
 def parts(request: Request, chunk: int | None = None) -> list[Part]:
     """The layers ``request`` runs as: one, or a prefill's chunks of ``chunk`` tokens."""
-    if request.phase != "prefill" or chunk is None or chunk >= request.tokens:
+    if not chunkable(request) or chunk is None or chunk >= request.tokens:
         return [Part(request.name, request.name, request.tokens, request.past)]
     return [Part(request.name, f"{request.name}-c{c}", min(chunk, request.tokens - lo),
                  request.past + lo, c)
             for c, lo in enumerate(range(0, request.tokens, chunk))]
 
 
-def request_tasks(model: str, phase: str, part: Part) -> list[dict[str, Any]]:
-    """The workload tasks of ``part``: the family's layer, every name prefixed."""
-    family = next(m for m in MODELS if m.name == model)
+@lru_cache(maxsize=16)
+def _onnx_layer(path: str, dims: tuple[tuple[str, int], ...], matrix: tuple[str, ...]
+                ) -> tuple[dict[str, Any], ...]:
+    """The tasks of the ONNX graph ``path`` with ``dims`` bound, imported once per process
+    (every chunking of a mix builds its problem anew; the import folds the whole graph)."""
+    from models.onnx.graph import read_graph
+    from models.onnx.lower import lower
+
+    tasks, _ = lower(read_graph(path, dict(dims)), "error", matrix)
+    return tuple({"name": t.name, "kind": t.kind, **t.params} for t in tasks)
+
+
+def _layer_tasks(request: Request, part: Part, target: Target) -> list[dict[str, Any]]:
+    """The unprefixed tasks of ``part``: its ONNX graph's, or its family's layer."""
+    if request.onnx is not None:
+        matrix = tuple(cost_model(target).matrix.accepted())
+        return list(_onnx_layer(request.onnx, request.dims, matrix))
+    family = next(m for m in MODELS if m.name == request.model)
+    return layer(family, request.phase, part.tokens, part.past)["tasks"]
+
+
+def request_tasks(request: Request, part: Part, target: Target) -> list[dict[str, Any]]:
+    """The workload tasks of ``part`` of ``request`` on ``target``: its family's layer or
+    its ONNX graph's tasks, every name prefixed."""
     tasks = []
-    for task in layer(family, phase, part.tokens, part.past)["tasks"]:
+    for task in _layer_tasks(request, part, target):
         spec = KINDS[task["kind"]].PARAMS
         tasks.append({key: (f"{part.prefix}-{value}"
                             if key == "name" or (key in spec and spec[key].kind == "tensor")
@@ -93,17 +129,22 @@ def request_tasks(model: str, phase: str, part: Part) -> list[dict[str, Any]]:
     return tasks
 
 
-def mix_workload(mix: Mix, chunk: int | None = None
+def mix_workload(mix: Mix, target: Target, chunk: int | None = None
                  ) -> tuple[Workload, list[Part], dict[str, Part]]:
-    """All requests of ``mix`` as one workload (file order), its parts in order, and the
-    part each task belongs to."""
+    """All requests of ``mix`` on ``target`` as one workload (file order), its parts in
+    order, and the part each task belongs to."""
     tasks: list[dict[str, Any]] = []
     found: list[Part] = []
     part_of: dict[str, Part] = {}
-    for request in mix.requests:
+    for i, request in enumerate(mix.requests):
         for part in parts(request, chunk):
             found.append(part)
-            made = request_tasks(request.model, request.phase, part)
+            try:
+                made = request_tasks(request, part, target)
+            except InputError as error:  # the importer's refusal of an ONNX graph
+                raise InputError(f"{error.source}: {error.message}", source=mix.source,
+                                 path=json_path(json_path("$.requests", i), "model"),
+                                 rule=error.rule) from None
             part_of.update((task["name"], part) for task in made)
             tasks += made
     document = {"format": WORKLOAD_FORMAT, "name": mix.name, "target": mix.target,
@@ -146,7 +187,7 @@ def mix_problem(mix: Mix, target: Target, chunk: int | None = None,
     if chunk is not None and chunk < 1:
         raise InputError(f"a chunk is at least one token, got {chunk}", source=mix.source,
                          rule="CHUNK")
-    workload, found, part_of = mix_workload(mix, chunk)
+    workload, found, part_of = mix_workload(mix, target, chunk)
     problem = tile(workload, target, max_ops)
     rows = {part.prefix: part.past for part in found}
     edges = _chunk_edges(problem, found, rows)

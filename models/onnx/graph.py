@@ -23,7 +23,7 @@ from typing import Any
 from models.errors import InputError
 from models.onnx.fold import Folded, fold
 
-__all__ = ["Value", "Node", "Graph", "read_graph", "ONNX_DTYPES"]
+__all__ = ["Value", "Node", "Graph", "read_graph", "symbolic_inputs", "ONNX_DTYPES"]
 
 #: Contrib ops (ONNX Runtime) whose first output has their first input's shape and type;
 #: ONNX shape inference does not know them, so it sees an ``Identity`` in their place.
@@ -159,10 +159,10 @@ def _dim_value(text: str, dims: Mapping[str, int]) -> int | None:
     return found if found >= 1 else None
 
 
-def _bind(model: Any, dims: Mapping[str, int], source: str) -> None:
-    """Set the symbolic dimensions of the graph inputs and outputs to the values given
-    (an expression such as ``past + 1`` takes the value of its names); an output
-    dimension without a value is cleared for shape inference to find."""
+def symbolic_inputs(model: Any) -> dict[str, str]:
+    """The symbolic dimensions of the graph inputs of ``model`` (an ``onnx.ModelProto``),
+    each with the first input using it: the names ``--dim`` binds (``past + 1`` uses
+    ``past``)."""
     initializers = {init.name for init in model.graph.initializer}
     symbols: dict[str, str] = {}
     for value in model.graph.input:
@@ -172,6 +172,15 @@ def _bind(model: Any, dims: Mapping[str, int], source: str) -> None:
             if dim.HasField("dim_param"):
                 for name in sorted(_symbols(dim.dim_param) or {dim.dim_param}):
                     symbols.setdefault(name, value.name)
+    return symbols
+
+
+def _bind(model: Any, dims: Mapping[str, int], source: str) -> None:
+    """Set the symbolic dimensions of the graph inputs and outputs to the values given
+    (an expression such as ``past + 1`` takes the value of its names); an output
+    dimension without a value is cleared for shape inference to find."""
+    initializers = {init.name for init in model.graph.initializer}
+    symbols = symbolic_inputs(model)
     for name in dims:
         if name not in symbols:
             known = ", ".join(sorted(symbols)) or "none"

@@ -272,7 +272,9 @@ def deadline_pass(inst: Instance, dag: Dag, view: GroupView,
                   budget: TimeBudget | None = None) -> Solution | None:
     """The best (:meth:`GroupView.score`) of the list scheduler's passes on the sequence
     by latest start (module docstring), or None if every pass stalls; each pass runs to
-    its end and is charged to ``budget`` as the portfolio's are (by start attempts)."""
+    its end and is charged to ``budget`` as the portfolio's are (by start attempts). Once a
+    pass has a schedule, ``budget``'s wall-clock deadline, if past, ends the passes (not
+    its work: the passes are few, and a reproducible run always runs them all)."""
     chain = _chains(inst, dag)
     n = len(view.names)
     longest, length = [0] * n, [0] * n
@@ -297,6 +299,9 @@ def deadline_pass(inst: Instance, dag: Dag, view: GroupView,
     tail = tails(inst, dag)
     best: Solution | None = None
     for width in PASS_WINDOWS:
+        if best is not None and budget is not None and budget.wall_left() <= 0:
+            budget.cut = True  # the wall limit is past: keep the best pass so far
+            break
         run = SerialPass(inst, dag, order, tail,
                          PassSpec(ModePolicy.ALL, OpOrder.DEADLINE, width, in_sequence=True))
         result = run.run()
@@ -406,14 +411,17 @@ def _solution(inst: Instance, dag: Dag, schedule: Schedule) -> Solution | None:
 def search_objectives(problem: Problem, target: Target, objectives: Objectives, *,
                       starts: Mapping[str, Schedule] | None = None,
                       time_limit: float = 10.0,
-                      seed: int = 0, workers: int = 2, reproducible: bool = True
-                      ) -> ObjectiveAnswer:
+                      seed: int = 0, workers: int = 2, reproducible: bool = True,
+                      wall_limit: float | None = None) -> ObjectiveAnswer:
     """The schedule of ``problem`` best by (lateness, objective, makespan) found from
     ``starts`` (legal schedules of it, by name) and the deadline passes, improved by :func:`improve`
     within ``time_limit``. Raises :class:`DeadlinesMissed` (proved) when hard deadlines
     cannot all be met (:func:`unmeetable`); hard deadlines the answer still misses are the
-    caller's to refuse (the answer's ``lateness``)."""
-    budget = TimeBudget.start(time_limit, reproducible=reproducible)
+    caller's to refuse (the answer's ``lateness``). ``wall_limit`` is the hard wall-clock
+    limit, as in :func:`schedsearch.engine.search.solve_report`: by default ``time_limit``
+    when the search uses the time, a far safety net when ``reproducible`` (the work budget
+    ends it); a search cut by it says so (``meta.reproducible`` false)."""
+    budget = TimeBudget.start(time_limit, wall=wall_limit, reproducible=reproducible)
     inst = build_instance(problem, target)
     dag = build_dag(inst)
     view = GroupView.of(inst, objectives)

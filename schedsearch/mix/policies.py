@@ -50,7 +50,7 @@ from dataclasses import dataclass, replace
 
 from models.cost import overheads
 from models.formats import Problem, Schedule, Target
-from models.requests import MixProblem, Part, mix_problem
+from models.requests import MixProblem, Part, chunkable, mix_problem
 from schedsearch.allotment import Allotment, Grant
 from schedsearch.engine.deadlines import (
     PROVED,
@@ -202,8 +202,9 @@ def total(run: PolicyRun) -> int:
 
 
 def _chunkings(mp: MixProblem) -> list[int | None]:
-    """Whole prefills, then each of :data:`SEARCH_CHUNKS` that splits some prefill."""
-    longest = max((r.tokens for r in mp.mix.requests if r.phase == "prefill"), default=0)
+    """Whole prefills, then each of :data:`SEARCH_CHUNKS` that splits some prefill (of a
+    bundled family: an ONNX prefill runs whole, :mod:`models.requests`)."""
+    longest = max((r.tokens for r in mp.mix.requests if chunkable(r)), default=0)
     return [None, *(k for k in SEARCH_CHUNKS if k < longest)]
 
 

@@ -53,11 +53,10 @@ def _engine_objective_search(options: SolveOptions) -> ObjectiveSearch:
 
     def search(problem: Problem, target: Target, objectives: Objectives,
                starts: dict[str, Schedule], grant: Grant) -> ObjectiveAnswer:
-        # its wall time is not capped by the grant (search_objectives takes no wall
-        # limit): reproducible, its work budget ends it
         return search_objectives(problem, target, objectives, starts=starts,
-                                 time_limit=grant.time_limit, seed=options.seed,
-                                 workers=options.workers, reproducible=options.reproducible)
+                                 time_limit=grant.time_limit, wall_limit=grant.wall_limit,
+                                 seed=options.seed, workers=options.workers,
+                                 reproducible=options.reproducible)
 
     return search
 

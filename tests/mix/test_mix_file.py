@@ -54,7 +54,7 @@ def test_toml_and_json_files_read_the_same(tmp_path) -> None:
     (_with(name="p0"), "$.requests[1].name", "FORMAT", "duplicate"),
     (_with(name="d-0"), "$.requests[1].name", "FORMAT", "letters, digits or '_'"),
     (_with(model="gpt-9"), "$.requests[1].model", "FORMAT", "bundled families"),
-    (_with(model="m.onnx"), "$.requests[1].model", "ONNX", "not yet supported"),
+    (_with(model="m.onnx"), "$.requests[1].model", "FILE", "no such ONNX model file"),
     (_with(phase="verify"), "$.requests[1].phase", "FORMAT", "prefill, decode"),
     (_with(past=None), "$.requests[1]", "FORMAT", "needs 'past'"),
     (_with(tokens=4), "$.requests[1].tokens", "FORMAT", "one token"),
@@ -96,5 +96,5 @@ def test_the_command_names_the_json_path_of_a_bad_request(tmp_path, capsys) -> N
     path.write_text(json.dumps(_with(model="m.onnx")))
     assert cli.main(["mix", str(path)]) == 2
     assert capsys.readouterr().err == (
-        f"schedsearch: error: {path}: $.requests[1].model: ONNX: ONNX models in a mix are "
-        f"not yet supported; use a bundled family: llama-3.2-1b, qwen2.5-0.5b\n")
+        f"schedsearch: error: {path}: $.requests[1].model: FILE: no such ONNX model file "
+        f"'{tmp_path / 'm.onnx'}' (a path relative to the mix file's folder)\n")
