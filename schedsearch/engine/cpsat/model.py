@@ -332,10 +332,11 @@ def solve_built(built: Built, budget: TimeBudget, *, work: float, seed: int, wor
 
 
 def solve_each(builts: list[Built], budget: TimeBudget, *, work: float,
-               seeds: list[int]) -> list[Outcome]:
+               seeds: list[int], on_objective: Callable[[int], None] | None = None
+               ) -> list[Outcome]:
     """Several models (LNS windows, say), one single-worker run each, in parallel."""
     begin = time.perf_counter()
-    runs = _parallel(list(zip(builts, seeds, strict=True)), budget, work, None)
+    runs = _parallel(list(zip(builts, seeds, strict=True)), budget, work, on_objective)
     wall = time.perf_counter() - begin
     return [Outcome(status=run.status, solution=run.solution, objective=run.objective,
                     bound=run.bound, wall_s=wall, cut=run.cut) for run in runs]

@@ -37,7 +37,7 @@ class Improvement(Stage):
 class WholeModel(Stage):
     """CP-SAT on the whole problem, hinted with the incumbent (:mod:`..whole_model`), on
     problems of at most :attr:`~..params.SearchParams.whole_model_max_ops` ops; without
-    buffers mirrored first, then forward. Records CP-SAT's status and proven bound;
+    buffers both ways, mirrored and forward. Records CP-SAT's status and proven bound;
     reports each answer as CP-SAT finds it."""
 
     name = "cp-sat"
