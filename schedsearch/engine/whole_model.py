@@ -80,11 +80,13 @@ def whole_model_both_ways(inst: Instance, dag: Dag, solution: Solution, solver: 
                            emit: Callable[[str, int], None], mirrored_share: float
                            ) -> tuple[Solution, dict[str, Any], int | None]:
     """:func:`whole_model` on a problem without buffers, both ways: with two workers or
-    more side by side (:func:`side_by_side`); with one on the mirrored problem
+    more and a reproducible budget side by side (:func:`side_by_side`: measured better
+    there; a search that uses its time keeps one CP-SAT search with all the workers,
+    which was not measured against it); otherwise on the mirrored problem
     (:mod:`schedsearch.engine.mirror`) for ``mirrored_share`` of ``budget``, then, unless
     that proved its answer optimal, forward from its answer for the rest. Either run's
     bound holds for both, and the shorter answer is kept."""
-    if workers >= 2:
+    if workers >= 2 and budget.reproducible:
         return side_by_side(inst, dag, solution, solver, bound, budget, seed, workers, emit)
     meta: dict[str, Any] = {"solver": solver, "status": "FEASIBLE"}
     bounds: list[int] = []

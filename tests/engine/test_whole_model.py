@@ -96,9 +96,11 @@ def test_a_proof_in_either_direction_holds_for_the_answer(
     assert meta["status"] == meta["cpsat_status"] == "OPTIMAL"
 
 
-def test_one_worker_keeps_the_halves_one_after_another(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The side-by-side portfolio needs two workers; with one nothing runs in parallel."""
+@pytest.mark.parametrize(("workers", "reproducible"), [(1, True), (2, False)])
+def test_one_worker_or_a_timed_search_keeps_the_halves_one_after_another(
+        monkeypatch: pytest.MonkeyPatch, workers: int, reproducible: bool) -> None:
+    """The side-by-side portfolio needs two workers, and was measured only on a
+    reproducible budget; otherwise the mirrored half runs, then the forward one."""
     problem, tgt = random_rcpsp(5, n=12)
     inst, dag = setup(problem, tgt)
     start = list_schedule(inst, dag, TimeBudget.start(5.0))
@@ -110,7 +112,7 @@ def test_one_worker_keeps_the_halves_one_after_another(
         return solution, {"solver": "cp-sat", "status": "FEASIBLE"}, 5
 
     monkeypatch.setattr(whole_model_module, "whole_model", whole_model)
-    whole_model_module.whole_model_both_ways(inst, dag, start, "constructive", 3,
-                                             TimeBudget.start(5.0), 0, 1, lambda *_: None,
-                                             DEFAULT.mirrored_share)
+    budget = TimeBudget.start(5.0, reproducible=reproducible)
+    whole_model_module.whole_model_both_ways(inst, dag, start, "constructive", 3, budget, 0,
+                                             workers, lambda *_: None, DEFAULT.mirrored_share)
     assert seen == [True, False] and calls == []
