@@ -9,6 +9,7 @@ stage says only whether it applies, how much of the budget it gets, and what it 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -101,7 +102,7 @@ class SearchState:
         return self.cpsat_status == "OPTIMAL"
 
 
-class Stage:
+class Stage(ABC):
     """One step of the search, named ``name`` in progress reports. ``reported``: the
     loop reports the incumbent when it takes the stage's answer (else the stage reports
     while it runs, or its answer keeps the makespan); ``ties`` lets an answer as long as
@@ -120,9 +121,10 @@ class Stage:
         """The stage's share of the work left when it starts (1: all of it)."""
         return 1.0
 
+    @abstractmethod
     def run(self, ctx: SearchContext, state: SearchState, budget: TimeBudget
             ) -> Found | None:
-        raise NotImplementedError
+        """Search on ``budget`` from ``state``'s incumbent: an answer, or None."""
 
 
 def run_stages(stages: Sequence[Stage], ctx: SearchContext, state: SearchState,
