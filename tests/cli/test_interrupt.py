@@ -95,15 +95,16 @@ def test_a_signal_inside_a_cooperating_section_only_records_a_request(signum: in
 
 
 @pytest.mark.parametrize("argv", [
-    ["compare", "rmsnorm-gemm-chain-v75", "--time-limit", "20"],
-    ["tune", "rmsnorm-gemm-chain-v75", "--time-limit", "20", "-o", "{out}"],
-    ["solve", "rmsnorm-gemm-chain-v75", "--time-limit", "20", "-o", "{out}"],
+    ["compare", "rmsnorm-gemm-chain-v75", "--time-limit", "300"],
+    ["tune", "rmsnorm-gemm-chain-v75", "--time-limit", "300", "-o", "{out}"],
+    ["solve", "rmsnorm-gemm-chain-v75", "--time-limit", "300", "-o", "{out}"],
 ])
 def test_a_stop_requested_during_a_search_command_ends_it_with_130(
         argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     """The request arrives once the input is read (as a signal would, mid-run): the
-    command stops well before its 20 s and prints nothing as if it had finished."""
+    command stops long before its 300 s (a margin no load reaches: the stop is not timed,
+only told apart from a run to the limit) and prints nothing as if it had finished."""
     from models import workload
 
     def read_then_stop(*args: object) -> object:
@@ -120,7 +121,7 @@ def test_a_stop_requested_during_a_search_command_ends_it_with_130(
     code = cli.main([part.format(out=out) for part in argv])
     captured = capsys.readouterr()
     assert code == 130, captured.err
-    assert time.monotonic() - begin < 20
+    assert time.monotonic() - begin < 150
     if command == "solve":  # the best legal schedule so far, checked and marked
         assert json.loads(out.read_text())["meta"]["status"] == "INTERRUPTED"
     else:

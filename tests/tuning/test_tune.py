@@ -12,7 +12,6 @@ from models.formats import Target, schedule_to_dict
 from models.targets import load_target
 from models.workload import Workload, load_workload, tile, workload_from_dict
 from schedsearch.engine.search import solve
-from schedsearch.engine.timebudget import WALL_GRACE, WALL_SLACK
 from schedsearch.tuning.joint import TuneResult, tune
 from schedsearch.tuning.space import solo
 from tests.tuning.workloads import configured, small_vtcm, tiny
@@ -33,21 +32,18 @@ EXAMPLE_LIMIT = 0.5
 
 @dataclass(frozen=True)
 class Tuned:
-    """One example tuned once for the tests of this module, and how long that took."""
+    """One example tuned once for the tests of this module."""
 
     workload: Workload
     target: Target
     result: TuneResult
-    seconds: float
 
 
 @pytest.fixture(scope="module", params=REPRESENTATIVE)
 def tuned(request: pytest.FixtureRequest) -> Tuned:
     workload = load_workload(request.param)
     target = load_target(workload.target)
-    begin = time.perf_counter()
-    result = tune(workload, target, time_limit=EXAMPLE_LIMIT)
-    return Tuned(workload, target, result, time.perf_counter() - begin)
+    return Tuned(workload, target, tune(workload, target, time_limit=EXAMPLE_LIMIT))
 
 
 def test_every_example_tunes_to_a_legal_schedule_no_worse_than_the_default(
@@ -112,12 +108,6 @@ def test_a_loaded_machine_gives_the_same_reproducible_answer(
     loaded = tune(tiny(), target, time_limit=limit, seed=1, workers=1)
     assert loaded.skipped == 0 and loaded.searched == calm.searched
     assert loaded.as_dict() == calm.as_dict()
-
-
-def test_the_time_budget_is_respected_with_room_for_overheads(tuned: Tuned) -> None:
-    # a sanity check, not a benchmark: a reproducible tuning run's wall-clock nets are
-    # WALL_SLACK times its work (a loaded machine gives the same answer, later)
-    assert tuned.seconds < WALL_SLACK * EXAMPLE_LIMIT + WALL_GRACE + 6.0
 
 
 def test_an_unusable_workload_is_an_input_error_naming_the_task() -> None:
