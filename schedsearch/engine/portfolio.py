@@ -23,6 +23,8 @@ from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
 from schedsearch.engine.modes import mode_prices
 from schedsearch.engine.orders import (
+    bottleneck_lane,
+    bottleneck_order,
     breadth_order,
     depth_order,
     frugal_order,
@@ -107,6 +109,10 @@ PORTFOLIO = (
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, in_sequence=True),
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, lead_first=True),
     PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 96, lead_first=True),
+    PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 48, in_sequence=True),
+    PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 48),
+    PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 96),
+    PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 96, in_sequence=True),
     PassSpec(ModePolicy.LARGE_FAST, OpOrder.HUNGRY, 128,
              in_sequence=True, split=True, task_windows=True),
     PassSpec(ModePolicy.LARGE_FAST, OpOrder.HUNGRY, 128,
@@ -206,7 +212,10 @@ class _Sequences:
     def applies(self, spec: PassSpec) -> bool:
         """Whether ``spec`` runs on this problem: its mode policy exists here, it orders
         tasks only where there are several, it needs large buffers only where some
-        buffer is large, and the problem's order overflowing only where it does."""
+        buffer is large, the problem's order overflowing only where it does, and a
+        busiest lane kind only where some op uses a lane."""
+        if spec.sequence is OpOrder.BOTTLENECK and bottleneck_lane(self.inst) is None:
+            return False
         return spec.policy in self.policies and (
             spec.sequence not in (OpOrder.INTERLEAVED, OpOrder.HUNGRY) or
             len(set(self.inst.op_task)) > 1) and (not spec.large_only or self.any_large) \
@@ -225,6 +234,8 @@ class _Sequences:
                      interleaved_order(self.inst, self.dag) if name is OpOrder.INTERLEAVED else
                      hungriest_first_order(self.inst, self.dag) if name is OpOrder.HUNGRY else
                      frugal_order(self.inst, self.dag, tail) if name is OpOrder.FRUGAL else
+                     bottleneck_order(self.inst, self.dag, tail)
+                     if name is OpOrder.BOTTLENECK else
                      depth_order(self.dag, tail))
             self.cache[(policy, name)] = (order, tail)
         return self.cache[(policy, name)]
