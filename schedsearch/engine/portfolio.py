@@ -95,6 +95,13 @@ __all__ = ["PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY", "priced_modes", "plain_f
 #: 96 gives Qwen 1,104,367 (and stalls on Llama). As the whole sequence (the ops in that
 #: rank order) the same rank stalls or loses (1.16-1.27 M on Qwen): the problem's or the
 #: frugal order is what keeps memory.
+#: Then four passes on the sequence built around the busiest lane
+#: (:func:`~.orders.bottleneck_order`: its ops in the problem's order, the chains feeding
+#: a later phase as soon as their inputs exist, weights just in time), windows 48 and 96,
+#: in sequence order or longest tail first. From the list scheduler alone: Llama-3.2-1B
+#: prefill 4,113,846 ns on v75 (window 48, tail first; 4,171,425 before) and 2,866,452 on
+#: v79 (96, tail first), Qwen2.5-0.5B prefill 1,099,479 on v75 (48, in sequence); wider
+#: windows stall on VTCM.
 PORTFOLIO = (
     PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 4, in_sequence=True, safe=True, split=True,
              large_share=8, unserial_only=True),
