@@ -20,13 +20,14 @@ A group's completion is the largest end of its ops. Three parts, each usable alo
   op instead (``D_g - tail(op)``) every request's loads came first and filled VTCM: every
   pass stalled on a prefill with two decodes. A legal schedule, the search's start when
   it meets deadlines another start misses.
-- :func:`improve`: large-neighbourhood search over time windows (:func:`.lns.window`,
-  the same windows and work budget as :mod:`.lns`) whose models carry the group
-  completions (:mod:`.cpsat.objective`): while the incumbent is late, a window minimises
-  the total lateness, then the makespan; once it is on time, every window holds the
-  deadlines as hard constraints and minimises the makespan, or ``sum w_g C_g``. A step
-  is accepted when it improves :meth:`GroupView.score`, (lateness, objective, makespan,
-  sum of starts), so a schedule meeting its deadlines never loses one.
+- :func:`improve`: large-neighbourhood search over time windows with :mod:`.lns`'s
+  accept loop (:func:`.lns.search_windows`: the same windows and work budget) whose
+  models carry the group completions (:mod:`.cpsat.objective`): while the incumbent is
+  late, a window minimises the total lateness, then the makespan; once it is on time,
+  every window holds the deadlines as hard constraints and minimises the makespan, or
+  ``sum w_g C_g``. A step is accepted when it improves :meth:`GroupView.score`,
+  (lateness, objective, makespan, sum of starts), so a schedule meeting its deadlines
+  never loses one.
 
 :func:`search_objectives` runs the three from the caller's starting schedules. The whole
 CP-SAT model (problems of at most a few hundred ops) is not used: serving mixes have
@@ -39,7 +40,6 @@ completes; groups that share no buffer (the requests of a mix) need nothing more
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -47,27 +47,17 @@ from ortools.sat.python import cp_model
 
 from models.errors import InputError
 from models.formats import Problem, Schedule, Target
-from schedsearch.engine import interrupt
-from schedsearch.engine.cpsat.model import PORTFOLIO_STRIDE, Built, build, solve_each
+from schedsearch.engine.cpsat.model import Built, build
 from schedsearch.engine.cpsat.objective import (
     group_completions,
     hold_deadlines,
     minimise_lateness,
     minimise_weighted_completion,
 )
-from schedsearch.engine.cpsat.variables import Incumbent, Status
+from schedsearch.engine.cpsat.variables import Incumbent, Neighbourhood
 from schedsearch.engine.hazards import Dag, build_dag
 from schedsearch.engine.instance import Instance, Resource, build_instance
-from schedsearch.engine.lns import (
-    CHARGE_PER_NODE,
-    CHARGE_PER_SCAN,
-    FIRST_WINDOW,
-    MAX_WINDOW,
-    WINDOW_LIMIT_PER_OP,
-    WINDOW_WALL_PER_OP,
-    window,
-)
-from schedsearch.engine.offsets import place_offsets
+from schedsearch.engine.lns import search_windows
 from schedsearch.engine.orders import keyed_order, tails
 from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.portfolio import CHARGE_PER_TRY
@@ -314,9 +304,8 @@ def deadline_pass(inst: Instance, dag: Dag, view: GroupView,
 
 
 # ------------------------------------------------------------------------------ LNS
-def _window_model(inst: Instance, dag: Dag, view: GroupView, inc: Incumbent, first: int,
-                  size: int, late: bool, placement: bool) -> tuple[Built, int]:
-    hood, region_end = window(inst, dag, inc, first, size)
+def _window_model(inst: Instance, dag: Dag, view: GroupView, inc: Incumbent,
+                  hood: Neighbourhood, region_end: int, late: bool, placement: bool) -> Built:
     built = build(inst, dag, inc, hood, 0, region_end, offsets=not placement)
     done = group_completions(built.model, built.nodes, inc, hood, built.delta,
                              list(view.op_group), len(view.names))
@@ -327,57 +316,23 @@ def _window_model(inst: Instance, dag: Dag, view: GroupView, inc: Incumbent, fir
         hold_deadlines(built.model, done, list(view.deadlines))
         if view.objective == "weighted":
             minimise_weighted_completion(built.model, done, list(view.weights))
-    moving = sum(1 for s in hood.status if s in (Status.FREE, Status.SHIFTED))
-    return built, moving
+    return built
 
 
 def improve(inst: Instance, dag: Dag, view: GroupView, solution: Solution,
             budget: TimeBudget, *, seed: int, workers: int, placement: bool = True
             ) -> tuple[Solution, int, int]:
-    """Improve ``solution`` by window re-solves (module docstring) until ``budget`` is
-    spent; the answer, the windows solved and the steps accepted."""
-    inc = Incumbent.of(inst, dag, solution)
-    best = view.score(inst, solution)
-    rng = random.Random(seed)
-    size, first, improved = min(FIRST_WINDOW, dag.n_nodes), 0, False
-    windows = accepted = 0
-    while not budget.exhausted() and not interrupt.requested():
-        builts: list[Built] = []
-        widest = 0
-        for _ in range(workers):
-            built, moving = _window_model(inst, dag, view, inc, first, size, best[0] > 0,
-                                          placement)
-            builts.append(built)
-            widest = max(widest, size)
-            budget.charge(CHARGE_PER_NODE * moving + CHARGE_PER_SCAN * dag.n_nodes)
-            first += max(1, size // 2 + rng.randrange(max(1, size // 4)))
-            if first + size // 2 >= dag.n_nodes:  # end of a sweep: as in .lns
-                if not improved:
-                    largest = min(MAX_WINDOW, dag.n_nodes)
-                    size = (min(FIRST_WINDOW, dag.n_nodes) if size >= largest
-                            else min(2 * size, largest))
-                first, improved = 0, False
-        seeds = [seed * PORTFOLIO_STRIDE + windows + k for k in range(workers)]
-        step = budget.within(WINDOW_WALL_PER_OP * widest)
-        outcomes = solve_each(builts, step, work=WINDOW_LIMIT_PER_OP * widest, seeds=seeds)
-        budget.absorb(step)
-        windows += workers
-        found = sorted((view.score(inst, o.solution), k, o.solution)
-                       for k, o in enumerate(outcomes) if o.solution is not None)
-        for score, _, candidate in found:
-            if score >= best:
-                break
-            if placement:
-                placed = place_offsets(inst, candidate, solution, budget, seed)
-                if placed is None:
-                    continue
-                candidate = placed
-            solution, best = candidate, score
-            inc = Incumbent.of(inst, dag, solution)
-            accepted += 1
-            improved = True
-            break
-    return solution, windows, accepted
+    """Improve ``solution`` by window re-solves (module docstring; the accept loop is
+    :func:`.lns.search_windows`) until ``budget`` is spent; the answer, the windows
+    solved and the steps accepted."""
+    def model(inc: Incumbent, hood: Neighbourhood, region_end: int,
+              best: tuple[int, float, int, int]) -> Built:
+        return _window_model(inst, dag, view, inc, hood, region_end, best[0] > 0, placement)
+
+    found = search_windows(inst, dag, solution, budget, seed=seed, workers=workers,
+                           score=lambda candidate: view.score(inst, candidate), model=model,
+                           placement=placement)
+    return found.solution, found.windows, found.accepted
 
 
 # ----------------------------------------------------------------------------- solve

@@ -16,7 +16,8 @@ throughout, since every model contains the incumbent itself (shift zero) as its 
 
 With W workers, each round solves the next W windows of the sweep side by side from the
 same incumbent and accepts the best (windows that overlap would conflict; the next sweep
-finds again what the others found).
+finds again what the others found). That loop (:func:`search_windows`) is also the
+per-group objectives' (:mod:`.deadlines`), with their own score and window model.
 
 The budget is deterministic: a round is charged the conflicts its longest run used (see
 :mod:`schedsearch.engine.cpsat.model`) plus a fixed amount per node for building the models,
@@ -31,9 +32,10 @@ import random
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from schedsearch.engine import interrupt
-from schedsearch.engine.cpsat.model import PORTFOLIO_STRIDE, build, solve_each
+from schedsearch.engine.cpsat.model import PORTFOLIO_STRIDE, Built, build, solve_each
 from schedsearch.engine.cpsat.variables import Incumbent, Neighbourhood, Status
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
@@ -41,7 +43,8 @@ from schedsearch.engine.offsets import place_offsets
 from schedsearch.engine.solution import Solution
 from schedsearch.engine.timebudget import TimeBudget
 
-__all__ = ["LnsResult", "improve", "window", "FIRST_WINDOW", "MAX_WINDOW"]
+__all__ = ["LnsResult", "improve", "search_windows", "WindowModel", "window",
+           "FIRST_WINDOW", "MAX_WINDOW"]
 
 #: Windows start small: CP-SAT settles a window of 12 ops in milliseconds where one of
 #: 30 on the tight wide pair (161 ops) ran to its 1 s cap unproven, so a sweep of small
@@ -126,6 +129,61 @@ class _Sweep:
         return current
 
 
+#: A window's model from the incumbent, its neighbourhood, its region end (see
+#: :func:`window`) and the best score so far.
+WindowModel = Callable[[Incumbent, Neighbourhood, int, Any], Built]
+
+
+def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBudget, *,
+                   seed: int, workers: int, score: Callable[[Solution], Any],
+                   model: WindowModel, placement: bool = True,
+                   done: Callable[[Any], bool] = lambda _: False,
+                   on_improve: Callable[[Any], None] | None = None) -> LnsResult:
+    """The accept loop of every window search (this module's and :mod:`.deadlines`'):
+    rounds of ``workers`` consecutive windows of the sweep (:class:`_Sweep`), each
+    modelled by ``model`` from the same incumbent and solved side by side; the candidate
+    of the lowest ``score`` below the incumbent's, the earliest window on ties, is
+    accepted once the placement engine gives it addresses (with ``placement``). Until
+    ``budget`` is spent or exhausted, a stop is requested, or ``done`` holds for the best
+    score; ``on_improve`` hears each accepted score."""
+    inc = Incumbent.of(inst, dag, solution)
+    best = score(solution)
+    sweep = _Sweep(dag.n_nodes, seed)
+    windows = accepted = 0
+    while not done(best) and not budget.exhausted() and not interrupt.requested():
+        builts = []
+        size = 0  # the largest window of the round
+        for _ in range(workers):
+            first, width = sweep.next()
+            size = max(size, width)
+            hood, region_end = window(inst, dag, inc, first, width)
+            builts.append(model(inc, hood, region_end, best))
+            moving = sum(1 for s in hood.status if s in (Status.FREE, Status.SHIFTED))
+            budget.charge(CHARGE_PER_NODE * moving + CHARGE_PER_SCAN * dag.n_nodes)
+        seeds = [seed * PORTFOLIO_STRIDE + windows + k for k in range(workers)]
+        step = budget.within(WINDOW_WALL_PER_OP * size)
+        outcomes = solve_each(builts, step, work=WINDOW_LIMIT_PER_OP * size, seeds=seeds)
+        budget.absorb(step)
+        windows += workers
+        candidates = sorted((score(o.solution), k, o.solution) for k, o in
+                            enumerate(outcomes) if o.solution is not None)
+        for found, _, candidate in candidates:
+            if found >= best:
+                break
+            if placement:
+                candidate = place_offsets(inst, candidate, solution, budget, seed)
+                if candidate is None:
+                    continue
+            solution, best = candidate, found
+            inc = Incumbent.of(inst, dag, solution)
+            accepted += 1
+            sweep.improved = True
+            if on_improve is not None:
+                on_improve(best)
+            break
+    return LnsResult(solution, windows, accepted)
+
+
 def improve(inst: Instance, dag: Dag, solution: Solution, budget: TimeBudget, *, seed: int,
             workers: int, lower: int, placement: bool = True,
             on_improve: Callable[[int], None] | None = None) -> LnsResult:
@@ -139,39 +197,11 @@ def improve(inst: Instance, dag: Dag, solution: Solution, budget: TimeBudget, *,
     keep memory as a cumulative only and the placement engine gives the moved buffers
     their addresses (:mod:`schedsearch.engine.offsets`); a candidate it cannot place is dropped.
     """
-    inc = Incumbent.of(inst, dag, solution)
-    best = _score(inst, solution)
-    sweep = _Sweep(dag.n_nodes, seed)
-    windows = accepted = 0
-    while best[0] > lower and not budget.exhausted() and not interrupt.requested():
-        builts = []
-        size = 0  # the largest window of the round
-        for _ in range(workers):
-            first, width = sweep.next()
-            size = max(size, width)
-            hood, region_end = window(inst, dag, inc, first, width)
-            builts.append(build(inst, dag, inc, hood, 0, region_end, offsets=not placement))
-            moving = sum(1 for s in hood.status if s in (Status.FREE, Status.SHIFTED))
-            budget.charge(CHARGE_PER_NODE * moving + CHARGE_PER_SCAN * dag.n_nodes)
-        seeds = [seed * PORTFOLIO_STRIDE + windows + k for k in range(workers)]
-        step = budget.within(WINDOW_WALL_PER_OP * size)
-        outcomes = solve_each(builts, step, work=WINDOW_LIMIT_PER_OP * size, seeds=seeds)
-        budget.absorb(step)
-        windows += workers
-        candidates = sorted((_score(inst, o.solution), k, o.solution) for k, o in
-                            enumerate(outcomes) if o.solution is not None)
-        for score, _, candidate in candidates:
-            if score >= best:
-                break
-            if placement:
-                candidate = place_offsets(inst, candidate, solution, budget, seed)
-                if candidate is None:
-                    continue
-            solution, best = candidate, score
-            inc = Incumbent.of(inst, dag, solution)
-            accepted += 1
-            sweep.improved = True
-            if on_improve is not None:
-                on_improve(best[0])
-            break
-    return LnsResult(solution, windows, accepted)
+    def model(inc: Incumbent, hood: Neighbourhood, region_end: int, _: Any) -> Built:
+        return build(inst, dag, inc, hood, 0, region_end, offsets=not placement)
+
+    return search_windows(
+        inst, dag, solution, budget, seed=seed, workers=workers,
+        score=lambda found: _score(inst, found), model=model, placement=placement,
+        done=lambda best: best[0] <= lower,
+        on_improve=None if on_improve is None else lambda best: on_improve(best[0]))

@@ -16,7 +16,7 @@ from schedsearch.engine.instance import Instance
 __all__ = ["tails", "breadth_order", "problem_order", "interleaved_order", "LARGE_SHARE",
            "large_buffers", "task_ranks", "hungriest_first_order", "depth_order",
            "frugal_order", "serial_peaks", "keyed_order", "bottleneck_lane",
-           "bottleneck_leads"]
+           "bottleneck_leads", "bottleneck_order"]
 
 
 def tails(inst: Instance, dag: Dag, allowed: Sequence[Sequence[int]] | None = None
@@ -220,13 +220,64 @@ def bottleneck_leads(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]
     chain's transfers go before weights the engine needs only later."""
     lane = bottleneck_lane(inst)
     head = _heads(inst, dag)
-    on_lane = [v for v in range(inst.n_ops)
-               if any(name == lane for mode in inst.modes[v] for name, _ in mode.lanes)]
+    on_lane = [v for v, on in enumerate(_on_lane(inst, lane)) if on]
     rank = {v: k for k, v in enumerate(sorted(on_lane, key=lambda v: (head[v], -tail[v], v)))}
     lead = [len(on_lane)] * dag.n_nodes
     for v in reversed(dag.topo):
         lead[v] = min([rank.get(v, len(on_lane))] + [lead[s] for s, _ in dag.succs[v]])
     return lead
+
+
+def _on_lane(inst: Instance, lane: str | None) -> list[bool]:
+    """Per op, whether some mode of it draws on lane kind ``lane``."""
+    return [any(name == lane for mode in inst.modes[v] for name, _ in mode.lanes)
+            for v in range(inst.n_ops)]
+
+
+def bottleneck_order(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]:
+    """Ops in a topological order built around the busiest lane kind
+    (:func:`bottleneck_lane`): its ops in the problem's order, each at its *due* time on
+    a timetable where that lane never waits (back to back, none before its earliest
+    possible start); the ops that feed them as soon as their predecessors (the
+    activations crossing a phase boundary: stores, vector work, the next phase's input
+    loads); loads without predecessors (weights) at their latest start before the lane op
+    they feed (due minus the longest path to it); ops that lead to no lane op at their
+    latest start before the end of the timetable (minus their tail).
+
+    Why. On the prefill layers the matrix engine (HMX) is idle between GEMM phases,
+    waiting for the chain of vector work and DDR round trips that ends in the next
+    phase's activation load. In the problem's order that chain sits behind every op of
+    the phase before it (the SiLU of a Llama-3.2-1B MLP after all of ``up_proj``'s tiles,
+    though it needs only ``gate_proj``'s output), and longest-tail or lead-first ranks tie
+    the engine's ops of two independent GEMMs by earliest start, so they interleave and
+    the first finishes late. Here the chain runs beside the next GEMM phase and the weights
+    arrive just in time."""
+    lane = bottleneck_lane(inst)
+    on_lane = _on_lane(inst, lane)
+    head = _heads(inst, dag)
+    units = inst.target.lanes.get(lane, 1) if lane is not None else 1
+    ideal: dict[int, int] = {}
+    clock = 0
+    for v in problem_order(dag):
+        if on_lane[v]:
+            clock = max(clock, head[v])
+            ideal[v] = clock
+            clock += -(-inst.least_work(v)[("lane", lane)] // units)
+    end = max((ideal[v] + tail[v] for v in ideal), default=0)
+    due: list[int] = [0] * dag.n_nodes
+    leads = [False] * dag.n_nodes
+    for v in reversed(dag.topo):
+        own = inst.min_duration(v) if v < dag.n_ops else 0
+        later = [due[s] - lag - own for s, lag in dag.succs[v] if leads[s]]
+        leads[v] = v in ideal or bool(later)
+        if v in ideal:
+            later.append(ideal[v])
+        due[v] = min(later) if later else end - tail[v]
+    key = [0] * dag.n_nodes
+    for v in dag.topo:
+        before = [key[p] for p, _ in dag.preds[v]]
+        key[v] = max(before) if before and leads[v] and v not in ideal else due[v]
+    return keyed_order(dag, [(key[v], v) for v in range(dag.n_nodes)])
 
 
 def serial_peaks(inst: Instance, order: Sequence[int]) -> dict[str, int]:

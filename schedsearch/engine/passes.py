@@ -34,6 +34,7 @@ class OpOrder(enum.StrEnum):
     HUNGRY = "hungry"  #: :func:`~.orders.hungriest_first_order`
     FRUGAL = "frugal"  #: :func:`~.orders.frugal_order`
     DEADLINE = "deadline"  #: requests by latest start (:func:`~.deadlines.deadline_pass`)
+    BOTTLENECK = "bottleneck"  #: :func:`~.orders.bottleneck_order`
 
 
 @dataclass(frozen=True, slots=True)

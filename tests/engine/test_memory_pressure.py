@@ -3,7 +3,6 @@ sequence (each searched alone) as a floor, and the budget that uses the whole ti
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -23,15 +22,18 @@ from schedsearch.engine.orders import (
 )
 from schedsearch.engine.params import DEFAULT
 from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
-from schedsearch.engine.portfolio import PORTFOLIO, _Sequences, priced_modes
+from schedsearch.engine.portfolio import PORTFOLIO, _Sequences, list_schedule, priced_modes
 from schedsearch.engine.result import SolveStatus
 from schedsearch.engine.search import solve_report
 from schedsearch.engine.sequence import kernels_in_sequence
 from schedsearch.engine.serial import SerialPass, Stall
 from schedsearch.engine.slicing import restrict, task_order
 from schedsearch.engine.solution import Solution, to_schedule
+from schedsearch.engine.stages import Lns, SearchState, TasksInSequence, WholeModel, run_stages
 from schedsearch.engine.timebudget import UNMETERED_WORK, TimeBudget
+from schedsearch.engine.whole_model import relaxes_memory
 from tests.engine.problems import feasible_problems, gemm_problem, target, two_task_problem, verify
+from tests.engine.test_search import context
 from tests.fuzz._budget import examples
 
 
@@ -354,30 +356,22 @@ def test_a_step_is_capped_in_wall_time_only_when_the_budget_uses_its_time() -> N
     assert metered.within(2.0).wall_left() > 2.0  # a wall cap would break repetition
 
 
-def test_large_buffers_get_the_exact_whole_model(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_large_buffers_get_the_exact_whole_model() -> None:
     """Large buffers: the whole model decides the addresses itself (a relaxed answer
     there often has none); without large buffers the relaxed model runs and the
-    placement engine gives the addresses. Both answers are legal."""
-    from schedsearch.engine.stages import improvement as stage
-
-    calls: list[bool] = []
-    real = stage.whole_model
-
-    def spy(*args: object, **kwargs: object) -> object:
-        calls.append(bool(args[8]))  # placement: True for the relaxed model
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(stage, "whole_model", spy)
-    problem, tgt = gemm_problem(blocks=2, k_steps=2, tile=1024), target(capacity=4096)
-    assert any(large_buffers(build_instance(problem, tgt)))
-    report = solve_report(problem, tgt, time_limit=2.0, seed=0, workers=1)
-    assert calls == [False]
-    assert verify(report.schedule) == []
-    calls.clear()
-    report = solve_report(problem, target(capacity=1 << 20), time_limit=2.0, seed=0,
-                          workers=1)
-    assert calls == [True]
-    assert verify(report.schedule) == []
+    placement engine gives the addresses. The whole-model stage's answer is legal either
+    way."""
+    problem = gemm_problem(blocks=2, k_steps=2, tile=1024)
+    for tgt, relaxed in ((target(capacity=4096), False), (target(capacity=1 << 20), True)):
+        ctx = context(problem, tgt, workers=1)
+        assert any(large_buffers(ctx.inst)) != relaxed
+        assert relaxes_memory(ctx.inst, True) == relaxed
+        start = list_schedule(ctx.inst, ctx.dag)
+        assert isinstance(start, Solution)
+        state = SearchState(0, start, "constructive")
+        run_stages((WholeModel(),), ctx, state, TimeBudget.start(1.0))
+        assert state.cpsat_status is not None
+        assert verify(to_schedule(ctx.inst, state.incumbent, {})) == []
 
 
 def test_no_pass_starts_an_op_twice(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -401,36 +395,37 @@ def test_no_pass_starts_an_op_twice(monkeypatch: pytest.MonkeyPatch) -> None:
         assert len(commits) == len(set(commits)), spec
 
 
-def test_the_tasks_in_sequence_are_searched_only_where_they_could_win(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_tasks_in_sequence_are_searched_only_where_they_could_win() -> None:
     """The sum of each task's own lower bound bounds the tasks one after another: on the
-    tight wide pair it exceeds the list schedule's makespan, so solve does not spend a
-    quarter of its time searching that candidate; against a makespan above that sum it
-    would."""
+    tight wide pair it exceeds the list schedule's makespan, so the stage does not spend
+    a quarter of the solve's time searching that candidate (no task is searched alone);
+    against a makespan above that sum it does."""
     from schedsearch.engine.bounds.lower import lower_bound
-    from schedsearch.engine.portfolio import list_schedule
-    from schedsearch.engine.stages import constructive as stage
+    from schedsearch.engine.stages.constructive import serial_could_win
 
     problem, tgt = tight_problem("pair-wide")
-    inst = build_instance(problem, tgt)
+    searched: list[int] = []
+
+    def solve_task(sub: Problem, sub_target: Target, seconds: float, wall: float,
+                   reproducible: bool) -> Schedule:
+        searched.append(len(sub.ops))
+        return solve_report(sub, sub_target, time_limit=seconds, workers=1,
+                            reproducible=reproducible, wall_limit=wall).schedule
+
+    ctx = context(problem, tgt, workers=1, solve_task=solve_task)
+    inst = ctx.inst
     alone = sum(lower_bound(restrict(problem, task)[0], tgt).value
                 for task in dict.fromkeys(inst.op_task))
-    listed = list_schedule(inst, build_dag(inst))
+    listed = list_schedule(inst, ctx.dag)
     assert isinstance(listed, Solution) and alone > listed.makespan(inst)
     check = DEFAULT.serial_check_max_ops
-    assert not stage.serial_could_win(inst, listed.makespan(inst), check)
-    assert stage.serial_could_win(inst, alone + 1, check)
-    calls: list[int] = []
-    real = stage.kernels_in_sequence
-
-    def record(*args: Any) -> Solution | None:
-        calls.append(1)
-        return real(*args)
-
-    monkeypatch.setattr(stage, "kernels_in_sequence", record)
-    report = solve_report(problem, tgt, time_limit=2, workers=1)
-    assert verify(report.schedule) == []
-    assert not calls
+    assert not serial_could_win(inst, listed.makespan(inst), check)
+    assert serial_could_win(inst, alone + 1, check)
+    TasksInSequence().run(ctx, SearchState(0, listed, "constructive"), TimeBudget.start(2.0))
+    assert not searched
+    late = Solution(listed.modes, tuple(s + alone for s in listed.starts), listed.offsets)
+    TasksInSequence().run(ctx, SearchState(0, late, "constructive"), TimeBudget.start(2.0))
+    assert len(searched) == len(set(inst.op_task))
 
 
 def test_the_work_bound_of_a_task_is_below_its_schedule_alone() -> None:
@@ -450,45 +445,35 @@ def test_the_work_bound_of_a_task_is_below_its_schedule_alone() -> None:
 
 
 def test_lns_runs_from_both_the_tasks_in_sequence_and_the_list_schedule_they_displaced(
-        monkeypatch: pytest.MonkeyPatch, wall_never_binds: None) -> None:
+        wall_never_binds: None) -> None:
     """Where the tasks one after another beat the list schedule they become the start,
     but LNS from tasks end to end rarely interleaves them: LNS then runs from each for
-    half its time and the better answer is kept. Work alone stops each stage
-    (``wall_never_binds``): on a loaded machine the wall clock had cut the tasks in
-    sequence, and LNS ran from one start only."""
-    from schedsearch.engine.portfolio import list_schedule
-    from schedsearch.engine.stages import constructive
-    from schedsearch.engine.stages import improvement as lns_stage
+    half its time and the better answer is kept. Work alone stops each run
+    (``wall_never_binds``), so the stage's answer is exactly the better of LNS from the
+    displaced start on the first half and from the incumbent on the rest."""
+    from schedsearch.engine.lns import improve
 
-    late = 10_000
+    ctx = context(two_task_problem(), target(capacity=4096), workers=1)
+    inst, dag = ctx.inst, ctx.dag
+    listed = list_schedule(inst, dag)
+    assert isinstance(listed, Solution)
+    # One op at a time in depth-first order: a legal start LNS can shorten.
+    displaced = _Sequences(inst, dag).make_pass(
+        PassSpec(ModePolicy.ALL, OpOrder.DEPTH, 0, guarded=False)).run()
+    assert isinstance(displaced, Solution)
+    state = SearchState(0, listed, "tasks-in-sequence", displaced=displaced)
+    found = Lns().run(ctx, state, TimeBudget.start(1.0))
 
-    def whole(inst: Instance) -> bool:  # not one task searched alone
-        return len(set(inst.op_task)) > 1
-
-    def delayed(inst: Instance, dag: Dag, *args: Any, **options: Any) -> Solution | Stall:
-        found = list_schedule(inst, dag, *args, **options)
-        if not whole(inst) or not isinstance(found, Solution):
-            return found
-        return Solution(found.modes, tuple(s + late for s in found.starts), found.offsets)
-
-    starts: list[int] = []
-    ends: list[int] = []
-    real_improve = lns_stage.improve
-
-    def improve(inst: Instance, dag: Dag, solution: Solution, *args: Any,
-                **options: Any) -> Any:
-        result = real_improve(inst, dag, solution, *args, **options)
-        if whole(inst):
-            starts.append(solution.makespan(inst))
-            ends.append(result.solution.makespan(inst))
-        return result
-
-    monkeypatch.setattr(constructive, "list_schedule", delayed)
-    monkeypatch.setattr(constructive, "serial_could_win", lambda *_: True)
-    monkeypatch.setattr(lns_stage, "improve", improve)
-    report = solve_report(two_task_problem(), target(capacity=4096), time_limit=1.0,
-                          workers=1, params=replace(DEFAULT, whole_model_max_ops=0))
-    assert verify(report.schedule) == []
-    assert len(starts) == 2 and starts[0] > starts[1]  # the displaced list schedule first
-    assert starts[0] > late
-    assert report.schedule.makespan <= min(ends)
+    expected = TimeBudget.start(1.0)
+    ends, windows = [], 0
+    for k, start in enumerate((displaced, listed)):
+        part = expected.share(1 / (2 - k))
+        run = improve(inst, dag, start, part, seed=0, workers=1, lower=0)
+        ends.append(run.solution.makespan(inst))
+        windows += run.windows
+        expected.absorb(part)
+    assert ends[0] < displaced.makespan(inst)  # the displaced start was searched too
+    assert state.lns_windows == windows
+    answer = listed if found is None else found.solution
+    assert answer.makespan(inst) == min(ends + [listed.makespan(inst)])
+    assert verify(to_schedule(inst, answer, {})) == []

@@ -167,14 +167,15 @@ def test_the_whole_model_places_the_best_answer_that_has_addresses(
 
 def context(problem: Problem, tgt: Target, **options: Any) -> SearchContext:
     """The search's context for ``problem``, as ``solve_report`` makes it, without
-    progress and without searching tasks alone."""
+    progress and, unless ``solve_task`` is given, without searching tasks alone."""
     inst = build_instance(problem, tgt)
 
     def no_task(*_: object) -> Schedule:
         raise AssertionError("no task is searched alone here")
 
     return SearchContext(inst, build_dag(inst), options.pop("params", DEFAULT),
-                         lambda *_: None, no_task, bound=0, **options)
+                         lambda *_: None, options.pop("solve_task", no_task), bound=0,
+                         **options)
 
 
 @dataclass(frozen=True)
