@@ -5,6 +5,9 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections import defaultdict
 
+import numpy as np
+
+from checker.columns import columns
 from checker.model import Model
 from checker.report import Violation
 
@@ -83,6 +86,8 @@ def check_lifetime(m: Model) -> list[Violation]:
 
     An inverted window (``end < start``, DURATION's fault) is empty and lies inside any
     lifetime; a zero-length one ``[t, t)`` must still have ``alloc <= t <= free``."""
+    if _within_lifetimes(m):
+        return []
     out = []
     for name, place in m.buffer_places.items():
         if not 0 <= place.alloc <= place.free:
@@ -105,3 +110,28 @@ def check_lifetime(m: Model) -> list[Violation]:
                                      f"but buffer {buffer!r} lives [{place.alloc}, "
                                      f"{place.free})", (op_name,), (buffer,), time=p.start))
     return out
+
+
+def _within_lifetimes(m: Model) -> bool:
+    """Whether LIFETIME has nothing to say, in one vector pass: every placement has
+    ``0 <= alloc <= free`` and every access of an op whose window is not inverted lies
+    inside its buffer's window (if placed). Only otherwise does the rule look per op."""
+    places = m.buffer_places
+    c = columns(m)
+    alloc = np.fromiter((p.alloc for p in places.values()), np.int64, len(places))
+    free = np.fromiter((p.free for p in places.values()), np.int64, len(places))
+    if not ((alloc >= 0) & (alloc <= free)).all():
+        return False
+    index = {name: i for i, name in enumerate(c.buffers)}
+    placed = np.zeros(len(c.buffers), dtype=bool)
+    placed_ids = np.fromiter(map(index.__getitem__, places), np.int64, len(places))
+    placed[placed_ids] = True
+    buffer_alloc = np.zeros(len(c.buffers), dtype=np.int64)
+    buffer_free = np.zeros(len(c.buffers), dtype=np.int64)
+    buffer_alloc[placed_ids], buffer_free[placed_ids] = alloc, free
+    for accesses in (c.reads, c.writes):
+        start, end, buffer = c.start[accesses.op], c.end[accesses.op], accesses.buffer
+        judged = placed[buffer] & (end >= start)
+        if ((start < buffer_alloc[buffer]) | (end > buffer_free[buffer]))[judged].any():
+            return False
+    return True

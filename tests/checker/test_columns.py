@@ -1,0 +1,99 @@
+"""The columns' vector tests (:mod:`checker.columns`) only decide where the exact Python
+passes need not run: with every test forced to "unclear", each rule must report exactly
+the same violations, in the same order, on random schedules; and on a legal pipelined
+schedule the tests must clear everything (else they would save nothing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import checker
+from benchmarks.bench_checker import synthetic_schedule
+from checker.columns import columns
+from checker.load import build_model
+from checker.rules import memory, values
+
+BUFFERS = ("b0", "b1", "b2")
+SIZE = 8
+
+
+@st.composite
+def access(draw: st.DrawFn) -> dict[str, Any]:
+    out: dict[str, Any] = {"buffer": draw(st.sampled_from(BUFFERS))}
+    if draw(st.booleans()):
+        lo = draw(st.integers(0, SIZE - 1))
+        out["bytes"] = [lo, draw(st.integers(lo + 1, SIZE))]
+    value = draw(st.sampled_from(["x", "y", None]))
+    if value is not None:
+        out["value"] = value
+    return out
+
+
+@st.composite
+def schedules(draw: st.DrawFn) -> dict[str, Any]:
+    """Ops on three buffers, often one after another (so that buffers qualify for the
+    vector tests), sometimes overlapping, zero-length or inverted, on two DMA units."""
+    ops, placed = {}, {}
+    clock = 0
+    for i in range(draw(st.integers(0, 8))):
+        clock += draw(st.integers(-3, 4))
+        start = max(clock, 0) if draw(st.integers(0, 9)) else clock
+        end = start + draw(st.sampled_from([0, 1, 2, 3, -1]))
+        ops[f"op{i}"] = {"task": "t", "modes": [{"duration": 0, "lanes": {"DMA": 1}}],
+                         "reads": draw(st.lists(access(), max_size=2)),
+                         "writes": draw(st.lists(access(), max_size=2))}
+        placed[f"op{i}"] = {"mode": 0, "start": start, "end": end,
+                            "units": {"DMA": [draw(st.sampled_from([0, 1, 0, 2]))]}}
+    places = {b: {"offset": 0 if k < 2 else SIZE,
+                  "alloc": draw(st.sampled_from([0, 0, 2])),
+                  "free": draw(st.sampled_from([40, 40, 5]))} for k, b in enumerate(BUFFERS)}
+    return {
+        "format": "npu-schedule/1",
+        "target": {"format": "npu-target/1", "name": "t", "lanes": {"DMA": 2},
+                   "memories": {"M": {"capacity_bytes": 4 * SIZE}}},
+        "problem": {"format": "npu-problem/1", "name": "p", "tasks": {"t": {"kind": "x"}},
+                    "buffers": {b: {"memory": "M", "size": SIZE} for b in BUFFERS},
+                    "ops": ops},
+        "ops": placed, "buffers": places,
+        "makespan": max((p["end"] for p in placed.values()), default=0),
+    }
+
+
+def _everything_unclear(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(values, "_fresh", lambda c: np.zeros(len(c.buffers), dtype=bool))
+    monkeypatch.setattr(values, "_racing", lambda c: np.ones(len(c.buffers), dtype=bool))
+    monkeypatch.setattr(values, "_any_twice", lambda c: True)
+    monkeypatch.setattr(memory, "_within_lifetimes", lambda m: False)
+
+
+@settings(deadline=None)
+@given(doc=schedules())
+def test_the_vector_tests_change_no_report(doc: dict[str, Any]) -> None:
+    fast = checker.verify(doc).violations
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _everything_unclear(monkeypatch)
+        slow = checker.verify(doc).violations
+    assert fast == slow
+
+
+def test_a_legal_pipeline_is_cleared_by_the_vector_tests() -> None:
+    model, _ = build_model(synthetic_schedule(400))
+    c = columns(model)
+    assert values._fresh(c).all()
+    assert not values._racing(c).any()
+    assert not values._any_twice(c)
+    assert memory._within_lifetimes(model)
+
+
+def test_a_stale_read_is_left_to_the_exact_pass() -> None:
+    doc = synthetic_schedule(40)
+    doc["problem"]["ops"]["st3"]["reads"][0]["value"] = "P3"  # vec3 wrote Q3 there
+    model, _ = build_model(doc)
+    fresh = values._fresh(columns(model))
+    assert fresh.tolist().count(False) == 1
+    assert checker.verify(doc).codes() == {"STALE_READ"}
