@@ -559,7 +559,9 @@ class _Builder:
                 return None
         op = OpDef(task, modes, space, [], [], [], [])
         fast_access = self.fast_access
-        for key, tensors, buffers, write in _access_kinds(op):
+        for key, tensors, buffers, write in (
+                ("reads", op.tensor_reads, op.buffer_reads, False),
+                ("writes", op.tensor_writes, op.buffer_writes, True)):
             accesses = o.get(key, _NONE)
             if accesses is _NONE:
                 continue
@@ -590,7 +592,9 @@ class _Builder:
             raise self.fail("ops", f"{path}.modes", "an op needs at least one mode", **names)
         space = self.box("ops", d["space"], f"{path}.space", **names) if "space" in d else None
         op = OpDef(task, modes, space, [], [], [], [])
-        for key, tensors, buffers, write in _access_kinds(op):
+        for key, tensors, buffers, write in (
+                ("reads", op.tensor_reads, op.buffer_reads, False),
+                ("writes", op.tensor_writes, op.buffer_writes, True)):
             if key not in d:
                 continue
             accesses = d[key]
@@ -897,13 +901,6 @@ class _Builder:
             if name not in table:
                 self.fail("schedule.buffers", "$.buffers", f"buffer {name!r} of the problem "
                           "is not placed", buffers=(name,))
-
-
-def _access_kinds(op: OpDef) -> tuple[tuple[str, list[TensorAccess], list[BufferAccess], bool],
-                                       ...]:
-    """An op's two kinds of access: key, its tensor and buffer lists, whether writes."""
-    return (("reads", op.tensor_reads, op.buffer_reads, False),
-            ("writes", op.tensor_writes, op.buffer_writes, True))
 
 
 _EMPTY: dict[str, Any] = {}

@@ -16,7 +16,12 @@ import checker
 from benchmarks.bench_checker import synthetic_schedule
 from checker.columns import columns
 from checker.load import build_model
-from checker.rules import memory, values
+from checker.program import _Program, verify_program
+from checker.rules import memory, program_orders, values
+from checker.rules.program_graph import Graph
+from tests.fuzz.strategies import legal_schedules
+from tests.program.byte_split import byte_split_schedules
+from tests.program.programs import lowered, mutated
 
 BUFFERS = ("b0", "b1", "b2")
 SIZE = 8
@@ -69,6 +74,8 @@ def _everything_unclear(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(values, "_racing", lambda c: np.ones(len(c.buffers), dtype=bool))
     monkeypatch.setattr(values, "_any_twice", lambda c: True)
     monkeypatch.setattr(memory, "_within_lifetimes", lambda m: False)
+    monkeypatch.setattr(program_orders, "_ordered_buffers",
+                        lambda c, graph, nodes: np.zeros(len(c.buffers), dtype=bool))
 
 
 @settings(deadline=None)
@@ -78,6 +85,20 @@ def test_the_vector_tests_change_no_report(doc: dict[str, Any]) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         _everything_unclear(monkeypatch)
         slow = checker.verify(doc).violations
+    assert fast == slow
+
+
+@settings(deadline=None)
+@given(data=st.data(), schedule=st.one_of(legal_schedules(), byte_split_schedules()))
+def test_the_vector_tests_change_no_program_report(data: st.DataObject,
+                                                   schedule: dict[str, Any]) -> None:
+    doc = lowered(schedule)
+    if data.draw(st.booleans(), label="mutated"):
+        doc, _ = data.draw(mutated(doc))
+    fast = verify_program(doc).violations
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _everything_unclear(monkeypatch)
+        slow = verify_program(doc).violations
     assert fast == slow
 
 
@@ -97,3 +118,19 @@ def test_a_stale_read_is_left_to_the_exact_pass() -> None:
     fresh = values._fresh(columns(model))
     assert fresh.tolist().count(False) == 1
     assert checker.verify(doc).codes() == {"STALE_READ"}
+
+
+def test_a_lowered_pipeline_is_cleared_and_a_dropped_wait_is_not() -> None:
+    doc = lowered(synthetic_schedule(40))
+    model, _ = build_model(doc["schedule"])
+    program = _Program(doc, model)
+    graph = Graph(len(program.names), list(program.queues.values()), program.waits)
+    c = columns(model)
+    nodes = np.array([program.index[name] for name in c.names])
+    assert program_orders._ordered_buffers(c, graph, nodes).all()
+    reader = next(op for op, preds in doc["waits"].items() if op.startswith("st") and preds)
+    doc["waits"][reader] = []  # st waits for vec, whose value it reads
+    program = _Program(doc, model)
+    graph = Graph(len(program.names), list(program.queues.values()), program.waits)
+    assert not program_orders._ordered_buffers(c, graph, nodes).all()
+    assert "ORDER_RAW" in verify_program(doc).codes()
