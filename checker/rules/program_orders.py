@@ -69,11 +69,17 @@ def judge(needs: Iterable[Need], graph: Graph, index: dict[str, int]) -> list[Ne
     return list(unique.values())
 
 
-def after_needs(m: Model) -> Iterator[Need]:
-    """ORDER_AFTER: every ``after`` edge ``a, b`` needs ``a -> b``."""
-    for a, b in m.after:
-        if a in m.placements and b in m.placements and a in m.ops and b in m.ops and a != b:
-            yield Need("ORDER_AFTER", a, b, ("the problem's after edge asks for it",))
+def after_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need]:
+    """ORDER_AFTER: every ``after`` edge ``a, b`` needs ``a -> b``. The edges are asked
+    about in one batch; only the unmet ones become records (met ones would add nothing
+    to what :func:`judge` reports)."""
+    places, ops = m.placements, m.ops
+    edges = [(a, b) for a, b in m.after
+             if a in places and b in places and a in ops and b in ops and a != b]
+    a = np.fromiter(map(index.__getitem__, map(_FIRST, edges)), np.int64, len(edges))
+    b = np.fromiter(map(index.__getitem__, map(_SECOND, edges)), np.int64, len(edges))
+    for k in np.flatnonzero(~graph.before(a, b)).tolist():
+        yield Need("ORDER_AFTER", *edges[k], ("the problem's after edge asks for it",))
 
 
 class _Access(NamedTuple):
@@ -405,6 +411,9 @@ def ddr_needs(m: Model) -> Iterator[Need]:
                 if tensor is not None and tensor.role != "input":
                     boxes[a.tensor].append((name, a.box, write))
     for tensor, accesses in boxes.items():
+        writes = sum(write for _, _, write in accesses)
+        if writes in (0, len(accesses)):
+            continue  # only reads, or only writes: no pair to order
         axis = _sweep_axis([box for _, box, _ in accesses])
         items = sorted(((box[axis] if box else (0, 1)), write, name, box)
                        for name, box, write in accesses)
