@@ -59,8 +59,13 @@ def _build(m: Model) -> Columns:
     scheduled = m.scheduled()
     start = np.array([p.start for _, _, p in scheduled], dtype=np.int64)
     end = np.array([p.end for _, _, p in scheduled], dtype=np.int64)
-    places = m.placements
-    placed = np.array([name in places for name in m.ops], dtype=bool)
+    if len(scheduled) == len(m.ops):  # the common case: every usable op is placed
+        names = list(m.ops)
+        placed = np.ones(len(names), dtype=bool)
+    else:
+        names = [name for name, _, _ in scheduled]
+        places = m.placements
+        placed = np.array([name in places for name in m.ops], dtype=bool)
     position = np.cumsum(placed) - 1
     log = m.access_log
     counts = np.diff(np.array(log.ends, dtype=np.int64), prepend=0)
@@ -72,5 +77,4 @@ def _build(m: Model) -> Columns:
             np.array(log.value, dtype=object)]
     reads = Accesses(*(column[kept & ~write] for column in rows))
     writes = Accesses(*(column[kept & write] for column in rows))
-    return Columns([name for name, _, _ in scheduled], start, end, list(m.buffers), reads,
-                   writes)
+    return Columns(names, start, end, list(m.buffers), reads, writes)

@@ -48,6 +48,8 @@ def check_alias(m: Model) -> list[Violation]:
     below its end and within the largest buffer size of its start. Each buffer is
     reported once, with the first live buffer it collides with.
     """
+    if _no_alias(m):
+        return []
     events: dict[str, list[tuple[int, int, int, int, str]]] = defaultdict(list)
     largest: dict[str, int] = defaultdict(int)
     for name, place in m.buffer_places.items():
@@ -78,6 +80,35 @@ def check_alias(m: Model) -> list[Violation]:
                 i -= 1
             insort(live, (lo, name, hi))
     return out
+
+
+def _no_alias(m: Model) -> bool:
+    """Whether ALIAS has nothing to say, in vector passes, in the common case where the
+    distinct byte ranges of each memory's buffers (those with a non-empty window) are
+    disjoint: buffers then meet only on one same range, and there, in order of ``alloc``,
+    each must be allocated at or after the previous one's ``free``. ``False`` (the
+    sweep decides) when ranges overlap otherwise, or when a figure is too large for
+    their sum to fit in 64 bits."""
+    places = m.buffer_places
+    definitions = [m.buffers[name] for name in places]
+    kinds = {memory: k for k, memory in enumerate(m.memories)}
+    memory = np.array([kinds.get(d.memory, -1) for d in definitions], dtype=np.int64)
+    offset = np.array([p.offset for p in places.values()], dtype=np.int64)
+    size = np.array([d.size for d in definitions], dtype=np.int64)
+    alloc = np.array([p.alloc for p in places.values()], dtype=np.int64)
+    free = np.array([p.free for p in places.values()], dtype=np.int64)
+    if len(offset) and (np.abs(offset).max() >= 2**62 or size.max() >= 2**62):
+        return False
+    kept = (size > 0) & (free > alloc)
+    memory, lo, alloc, free = memory[kept], offset[kept], alloc[kept], free[kept]
+    hi = lo + size[kept]
+    order = np.lexsort((alloc, hi, lo, memory))
+    memory, lo, hi, alloc, free = memory[order], lo[order], hi[order], alloc[order], free[order]
+    same_memory = memory[1:] == memory[:-1]
+    same_range = same_memory & (lo[1:] == lo[:-1]) & (hi[1:] == hi[:-1])
+    overlapping_ranges = same_memory & ~same_range & (lo[1:] < hi[:-1])
+    overlapping_windows = same_range & (alloc[1:] < free[:-1])
+    return not (overlapping_ranges | overlapping_windows).any()
 
 
 def check_lifetime(m: Model) -> list[Violation]:

@@ -74,6 +74,7 @@ def _everything_unclear(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(values, "_racing", lambda c: np.ones(len(c.buffers), dtype=bool))
     monkeypatch.setattr(values, "_any_twice", lambda c: True)
     monkeypatch.setattr(memory, "_within_lifetimes", lambda m: False)
+    monkeypatch.setattr(memory, "_no_alias", lambda m: False)
     monkeypatch.setattr(program_orders, "_ordered_buffers",
                         lambda c, graph, nodes: np.zeros(len(c.buffers), dtype=bool))
 
@@ -109,6 +110,7 @@ def test_a_legal_pipeline_is_cleared_by_the_vector_tests() -> None:
     assert not values._racing(c).any()
     assert not values._any_twice(c)
     assert memory._within_lifetimes(model)
+    assert memory._no_alias(model)
 
 
 def test_a_stale_read_is_left_to_the_exact_pass() -> None:
