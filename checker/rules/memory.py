@@ -97,8 +97,8 @@ def _no_alias(m: Model) -> bool:
     size = np.array([d.size for d in definitions], dtype=np.int64)
     alloc = np.array([p.alloc for p in places.values()], dtype=np.int64)
     free = np.array([p.free for p in places.values()], dtype=np.int64)
-    if len(offset) and (np.abs(offset).max() >= 2**62 or size.max() >= 2**62):
-        return False
+    if len(offset) and (offset.max() >= 2**62 or size.max() >= 2**62):
+        return False  # offset + size might not fit (sizes are positive)
     kept = (size > 0) & (free > alloc)
     memory, lo, alloc, free = memory[kept], offset[kept], alloc[kept], free[kept]
     hi = lo + size[kept]
