@@ -86,7 +86,7 @@ def program_phases(document: dict) -> list[tuple[str, float]]:
         graph = timed("graph", lambda: Graph(len(program.names), list(program.queues.values()),
                                              program.waits))
         index = program.index
-        for name, needs in (("ORDER_AFTER", lambda: after_needs(model)),
+        for name, needs in (("ORDER_AFTER", lambda: after_needs(model, graph, index)),
                             ("ORDER_RAW/WAW", lambda: buffer_needs(model, graph, index)),
                             ("ORDER_REUSE", lambda: reuse_needs(model, graph, index)),
                             ("ORDER_DDR", lambda: ddr_needs(model))):

@@ -235,6 +235,8 @@ class _Builder:
     def __init__(self) -> None:
         self.model = Model()
         self.violations: list[Violation] = []
+        self.buffer_index: dict[str, int] = {}  # set once the buffers are read
+        self.access_log = self.model.access_log
 
     # -- recording
     def fail(self, section: str | None, path: str, message: str, *, ops: tuple[str, ...] = (),
@@ -503,11 +505,17 @@ class _Builder:
         m = self.model
         m.op_names = list(table)
         optional = frozenset({"space", "reads", "writes", "meta"})
+        self.buffer_index = {buffer: i for i, buffer in enumerate(m.buffers)}
+        log = m.access_log
+        logged, ends = log.buffer, log.ends
         for name, o in table.items():
+            mark = len(logged)
             fast = self.fast_op(o)
             if fast is not None:
                 m.ops[name] = fast
+                ends.append(len(logged))
                 continue
+            log.truncate(mark)
             path = _key(p, name)
             try:
                 if type(o) is dict and o.keys() <= _OP_KEYS and "task" in o and "modes" in o:
@@ -515,7 +523,9 @@ class _Builder:
                 else:
                     d = self.obj("ops", o, path, ("task", "modes"), optional, ops=(name,))
                 m.ops[name] = self.op(name, d, path)
+                ends.append(len(logged))
             except _Bad:
+                log.truncate(mark)
                 m.intact.discard("ops")
 
     def fast_op(self, o: Any) -> OpDef | None:
@@ -549,15 +559,16 @@ class _Builder:
                 return None
         op = OpDef(task, modes, space, [], [], [], [])
         fast_access = self.fast_access
-        for key, tensors, buffers in (("reads", op.tensor_reads, op.buffer_reads),
-                                      ("writes", op.tensor_writes, op.buffer_writes)):
+        for key, tensors, buffers, write in (
+                ("reads", op.tensor_reads, op.buffer_reads, False),
+                ("writes", op.tensor_writes, op.buffer_writes, True)):
             accesses = o.get(key, _NONE)
             if accesses is _NONE:
                 continue
             if type(accesses) is not list:
                 return None
             for access in accesses:
-                if type(access) is not dict or not fast_access(access, tensors, buffers):
+                if type(access) is not dict or not fast_access(access, tensors, buffers, write):
                     return None
         return op
 
@@ -581,15 +592,16 @@ class _Builder:
             raise self.fail("ops", f"{path}.modes", "an op needs at least one mode", **names)
         space = self.box("ops", d["space"], f"{path}.space", **names) if "space" in d else None
         op = OpDef(task, modes, space, [], [], [], [])
-        for key, tensors, buffers in (("reads", op.tensor_reads, op.buffer_reads),
-                                      ("writes", op.tensor_writes, op.buffer_writes)):
+        for key, tensors, buffers, write in (
+                ("reads", op.tensor_reads, op.buffer_reads, False),
+                ("writes", op.tensor_writes, op.buffer_writes, True)):
             if key not in d:
                 continue
             accesses = d[key]
             if type(accesses) is not list:
                 self.array("ops", accesses, f"{path}.{key}", **names)
             for i, access in enumerate(accesses):
-                self.access(access, path, key, i, names, tensors, buffers)
+                self.access(access, path, key, i, names, tensors, buffers, write)
         return op
 
     def mode(self, value: Any, path: str, i: int, names: dict[str, tuple[str, ...]]) -> Mode:
@@ -629,9 +641,9 @@ class _Builder:
 
     def access(self, value: Any, path: str, key: str, i: int,
                names: dict[str, tuple[str, ...]], tensors: list[TensorAccess],
-               buffers: list[BufferAccess]) -> None:
+               buffers: list[BufferAccess], write: bool) -> None:
         m = self.model
-        if type(value) is dict and self.fast_access(value, tensors, buffers):
+        if type(value) is dict and self.fast_access(value, tensors, buffers, write):
             return
         apath = _key(f"{path}.{key}", i)
         if type(value) is not dict:
@@ -664,6 +676,7 @@ class _Builder:
                                 f"{_kind(tag)}", buffers=(buffer,), **names)
             if "meta" in value and type(value["meta"]) is not dict:
                 raise self.fail("ops", f"{apath}.meta", "expected an object", **names)
+            self.log(buffer, lo, hi, tag, write)
             buffers.append(BufferAccess(buffer, lo, hi, tag))
             return
         if "tensor" in value and "buffer" not in value and keys <= _TENSOR_ACCESS_KEYS:
@@ -690,8 +703,17 @@ class _Builder:
         raise self.fail("ops", _key(apath, extra[0]), f"key {extra[0]!r} does not belong to "
                         f"a {'buffer' if 'buffer' in value else 'tensor'} access", **names)
 
+    def log(self, buffer: str, lo: int, hi: int, value: str | None, write: bool) -> None:
+        """Log a buffer access for :mod:`checker.columns` (:class:`AccessLog`)."""
+        log = self.access_log
+        log.buffer.append(self.buffer_index[buffer])
+        log.lo.append(lo)
+        log.hi.append(hi)
+        log.value.append(value)
+        log.write.append(write)
+
     def fast_access(self, value: dict[str, Any], tensors: list[TensorAccess],
-                    buffers: list[BufferAccess]) -> bool:
+                    buffers: list[BufferAccess], write: bool) -> bool:
         """Take a well-formed access without building paths; ``False`` if anything is off."""
         if "meta" in value and type(value["meta"]) is not dict:
             return False
@@ -716,6 +738,12 @@ class _Builder:
                     return False
             elif type(tag) is not str or not tag:
                 return False
+            log = self.access_log  # self.log inline: this runs once per access
+            log.buffer.append(self.buffer_index[buffer])
+            log.lo.append(lo)
+            log.hi.append(hi)
+            log.value.append(tag)
+            log.write.append(write)
             buffers.append(BufferAccess(buffer, lo, hi, tag))
             return True
         tensor = value.get("tensor")

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
-    "Box", "Mode", "TensorAccess", "BufferAccess", "OpDef", "Placement", "Tensor", "Task",
-    "Buffer", "BufferPlacement", "Memory", "Model", "SECTIONS",
+    "Box", "Mode", "TensorAccess", "BufferAccess", "AccessLog", "OpDef", "Placement", "Tensor",
+    "Task", "Buffer", "BufferPlacement", "Memory", "Model", "SECTIONS",
 ]
 
 #: A box: one half-open ``(lo, hi)`` interval per dimension.
@@ -47,6 +47,26 @@ class BufferAccess:
     lo: int
     hi: int
     value: str | None
+
+
+@dataclass(slots=True)
+class AccessLog:
+    """Every buffer access of the usable ops as the reader took them, as flat lists (one
+    entry per access, an op's reads before its writes; ``ends[i]`` counts the accesses
+    of the first ``i + 1`` usable ops): :mod:`checker.columns` turns them into arrays
+    without walking the ops again."""
+
+    buffer: list[int] = field(default_factory=list)  # index into Model.buffers
+    lo: list[int] = field(default_factory=list)
+    hi: list[int] = field(default_factory=list)
+    value: list[str | None] = field(default_factory=list)
+    write: list[bool] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+
+    def truncate(self, mark: int) -> None:
+        """Forget the accesses logged since there were ``mark`` (an op left out)."""
+        for column in (self.buffer, self.lo, self.hi, self.value, self.write):
+            del column[mark:]
 
 
 @dataclass(slots=True)
@@ -121,6 +141,8 @@ class Model:
     buffers: dict[str, Buffer] = field(default_factory=dict)
     #: Problem ops whose definition is fully usable.
     ops: dict[str, OpDef] = field(default_factory=dict)
+    #: Their buffer accesses, as flat lists.
+    access_log: AccessLog = field(default_factory=AccessLog)
     #: Names of all problem ops, usable or not; ``None`` when ``ops`` is not an object.
     op_names: list[str] | None = None
     #: Usable placements, including those of ops the problem does not know.

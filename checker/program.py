@@ -252,7 +252,7 @@ def verify_program(document: Any) -> Report:
                 skipped.extend(ORDER_CODES)
             else:
                 index = program.index
-                for needs in (after_needs(m), buffer_needs(m, graph, index),
+                for needs in (after_needs(m, graph, index), buffer_needs(m, graph, index),
                               reuse_needs(m, graph, index), ddr_needs(m)):
                     violations.extend(_order_violations(needs, graph, index, m))
         ops, buffers = len(m.op_names or ()), len(m.buffers)

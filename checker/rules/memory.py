@@ -5,6 +5,9 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections import defaultdict
 
+import numpy as np
+
+from checker.columns import columns
 from checker.model import Model
 from checker.report import Violation
 
@@ -45,6 +48,8 @@ def check_alias(m: Model) -> list[Violation]:
     below its end and within the largest buffer size of its start. Each buffer is
     reported once, with the first live buffer it collides with.
     """
+    if _no_alias(m):
+        return []
     events: dict[str, list[tuple[int, int, int, int, str]]] = defaultdict(list)
     largest: dict[str, int] = defaultdict(int)
     for name, place in m.buffer_places.items():
@@ -77,12 +82,43 @@ def check_alias(m: Model) -> list[Violation]:
     return out
 
 
+def _no_alias(m: Model) -> bool:
+    """Whether ALIAS has nothing to say, in vector passes, in the common case where the
+    distinct byte ranges of each memory's buffers (those with a non-empty window) are
+    disjoint: buffers then meet only on one same range, and there, in order of ``alloc``,
+    each must be allocated at or after the previous one's ``free``. ``False`` (the
+    sweep decides) when ranges overlap otherwise, or when a figure is too large for
+    their sum to fit in 64 bits."""
+    places = m.buffer_places
+    definitions = [m.buffers[name] for name in places]
+    kinds = {memory: k for k, memory in enumerate(m.memories)}
+    memory = np.array([kinds.get(d.memory, -1) for d in definitions], dtype=np.int64)
+    offset = np.array([p.offset for p in places.values()], dtype=np.int64)
+    size = np.array([d.size for d in definitions], dtype=np.int64)
+    alloc = np.array([p.alloc for p in places.values()], dtype=np.int64)
+    free = np.array([p.free for p in places.values()], dtype=np.int64)
+    if len(offset) and (offset.max() >= 2**62 or size.max() >= 2**62):
+        return False  # offset + size might not fit (sizes are positive)
+    kept = (size > 0) & (free > alloc)
+    memory, lo, alloc, free = memory[kept], offset[kept], alloc[kept], free[kept]
+    hi = lo + size[kept]
+    order = np.lexsort((alloc, hi, lo, memory))
+    memory, lo, hi, alloc, free = memory[order], lo[order], hi[order], alloc[order], free[order]
+    same_memory = memory[1:] == memory[:-1]
+    same_range = same_memory & (lo[1:] == lo[:-1]) & (hi[1:] == hi[:-1])
+    overlapping_ranges = same_memory & ~same_range & (lo[1:] < hi[:-1])
+    overlapping_windows = same_range & (alloc[1:] < free[:-1])
+    return not (overlapping_ranges | overlapping_windows).any()
+
+
 def check_lifetime(m: Model) -> list[Violation]:
     """LIFETIME: ``0 <= alloc <= free``, and every op that accesses a buffer runs inside
     the buffer's ``[alloc, free)`` window (``alloc <= start`` and ``end <= free``).
 
     An inverted window (``end < start``, DURATION's fault) is empty and lies inside any
     lifetime; a zero-length one ``[t, t)`` must still have ``alloc <= t <= free``."""
+    if _within_lifetimes(m):
+        return []
     out = []
     for name, place in m.buffer_places.items():
         if not 0 <= place.alloc <= place.free:
@@ -105,3 +141,28 @@ def check_lifetime(m: Model) -> list[Violation]:
                                      f"but buffer {buffer!r} lives [{place.alloc}, "
                                      f"{place.free})", (op_name,), (buffer,), time=p.start))
     return out
+
+
+def _within_lifetimes(m: Model) -> bool:
+    """Whether LIFETIME has nothing to say, in one vector pass: every placement has
+    ``0 <= alloc <= free`` and every access of an op whose window is not inverted lies
+    inside its buffer's window (if placed). Only otherwise does the rule look per op."""
+    places = m.buffer_places
+    c = columns(m)
+    alloc = np.fromiter((p.alloc for p in places.values()), np.int64, len(places))
+    free = np.fromiter((p.free for p in places.values()), np.int64, len(places))
+    if not ((alloc >= 0) & (alloc <= free)).all():
+        return False
+    index = {name: i for i, name in enumerate(c.buffers)}
+    placed = np.zeros(len(c.buffers), dtype=bool)
+    placed_ids = np.fromiter(map(index.__getitem__, places), np.int64, len(places))
+    placed[placed_ids] = True
+    buffer_alloc = np.zeros(len(c.buffers), dtype=np.int64)
+    buffer_free = np.zeros(len(c.buffers), dtype=np.int64)
+    buffer_alloc[placed_ids], buffer_free[placed_ids] = alloc, free
+    for accesses in (c.reads, c.writes):
+        start, end, buffer = c.start[accesses.op], c.end[accesses.op], accesses.buffer
+        judged = placed[buffer] & (end >= start)
+        if ((start < buffer_alloc[buffer]) | (end > buffer_free[buffer]))[judged].any():
+            return False
+    return True

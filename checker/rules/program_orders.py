@@ -13,13 +13,13 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from itertools import chain
 from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from checker.boxes import intersects, show
+from checker.columns import Columns, columns
 from checker.model import Box, Model
 from checker.rules.program_graph import Graph
 
@@ -69,11 +69,17 @@ def judge(needs: Iterable[Need], graph: Graph, index: dict[str, int]) -> list[Ne
     return list(unique.values())
 
 
-def after_needs(m: Model) -> Iterator[Need]:
-    """ORDER_AFTER: every ``after`` edge ``a, b`` needs ``a -> b``."""
-    for a, b in m.after:
-        if a in m.placements and b in m.placements and a in m.ops and b in m.ops and a != b:
-            yield Need("ORDER_AFTER", a, b, ("the problem's after edge asks for it",))
+def after_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need]:
+    """ORDER_AFTER: every ``after`` edge ``a, b`` needs ``a -> b``. The edges are asked
+    about in one batch; only the unmet ones become records (met ones would add nothing
+    to what :func:`judge` reports)."""
+    places, ops = m.placements, m.ops
+    edges = [(a, b) for a, b in m.after
+             if a in places and b in places and a in ops and b in ops and a != b]
+    a = np.fromiter(map(index.__getitem__, map(_FIRST, edges)), np.int64, len(edges))
+    b = np.fromiter(map(index.__getitem__, map(_SECOND, edges)), np.int64, len(edges))
+    for k in np.flatnonzero(~graph.before(a, b)).tolist():
+        yield Need("ORDER_AFTER", *edges[k], ("the problem's after edge asks for it",))
 
 
 class _Access(NamedTuple):
@@ -118,15 +124,12 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
     the first writer after the seen one in the chain that is not the reader; elsewhere
     each other writer is asked about.
     """
-    by_buffer: dict[str, list[_Access]] = defaultdict(list)
-    for name, op, p in m.scheduled():
-        start, end = p.start, p.end
-        for a in op.buffer_reads:
-            if a.lo < a.hi:
-                by_buffer[a.buffer].append(_Access(name, a.lo, a.hi, start, end, False))
-        for a in op.buffer_writes:
-            if a.lo < a.hi:
-                by_buffer[a.buffer].append(_Access(name, a.lo, a.hi, start, end, True))
+    c = columns(m)
+    nodes = np.array([index[name] for name in c.names], dtype=np.int64)
+    unclear = ~_ordered_buffers(c, graph, nodes)
+    if not unclear.any():
+        return
+    by_buffer = _accesses_by_buffer(c, unclear)
     rank = graph.rank.tolist()
     pieces = []
     chain_pairs: list[tuple[str, str]] = []
@@ -203,6 +206,90 @@ def buffer_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need
                            alternative=(other, seen))
 
 
+def _accesses_by_buffer(c: Columns, wanted: np.ndarray) -> dict[str, list[_Access]]:
+    """The accesses (with bytes) of the buffers ``wanted`` (a mask over buffer indices),
+    per buffer, in the order of a pass over the scheduled ops (each op's reads, then its
+    writes)."""
+    parts = []
+    for write, accesses in ((False, c.reads), (True, c.writes)):
+        rows = np.flatnonzero((accesses.lo < accesses.hi) & wanted[accesses.buffer])
+        parts.append((write, accesses, rows))
+    op = np.concatenate([accesses.op[rows] for _, accesses, rows in parts])
+    kind = np.concatenate([np.full(len(rows), write) for write, _, rows in parts])
+    row = np.concatenate([rows for _, _, rows in parts])
+    order = np.lexsort((row, kind, op))
+    by_buffer: dict[str, list[_Access]] = defaultdict(list)
+    for i, write, k in zip(op[order].tolist(), kind[order].tolist(), row[order].tolist(),
+                           strict=True):
+        accesses = c.writes if write else c.reads
+        by_buffer[c.buffers[accesses.buffer[k]]].append(_Access(
+            c.names[i], int(accesses.lo[k]), int(accesses.hi[k]), int(c.start[i]),
+            int(c.end[i]), write))
+    return by_buffer
+
+
+def _ordered_buffers(c: Columns, graph: Graph, nodes: np.ndarray) -> np.ndarray:
+    """Per buffer, ``True`` where :func:`buffer_needs` would find every need met: the
+    common case, decided in vector passes (``False`` leaves the buffer to the exact pass).
+    ``nodes``: each scheduled op's index in ``graph``.
+
+    A buffer qualifies when all its accesses have one byte range (one piece), no op
+    writes it twice, its writers ordered by rank each happen before the next (a chain),
+    and for each read: the write it sees (the other op's writer ending last by its
+    start; ties by rank, as the exact pass breaks them) happens before it, and it happens
+    before the next writer along the chain that is not its own op (or that writer before
+    the seen one).
+    """
+    ordered = np.ones(len(c.buffers), dtype=bool)
+    r, w = c.reads, c.writes
+    r_kept, w_kept = r.lo < r.hi, w.lo < w.hi
+    buffer = np.concatenate([r.buffer[r_kept], w.buffer[w_kept]])
+    by_buffer = np.argsort(buffer, kind="stable")
+    b = buffer[by_buffer]
+    lo = np.concatenate([r.lo[r_kept], w.lo[w_kept]])[by_buffer]
+    hi = np.concatenate([r.hi[r_kept], w.hi[w_kept]])[by_buffer]
+    ordered[b[1:][(b[1:] == b[:-1]) & ((lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1]))]] = False
+    w_buffer, w_op = w.buffer[w_kept], w.op[w_kept]
+    if len(w_op) == 0:
+        return ordered  # no writes, no needs
+    w_node, w_end = nodes[w_op], c.end[w_op]
+    w_rank = graph.rank[w_node]
+    # the chain: writers by rank; an op writing twice sits next to itself
+    by_rank = np.lexsort((w_rank, w_buffer))
+    chain_buffer, chain_node = w_buffer[by_rank], w_node[by_rank]
+    links = np.flatnonzero(chain_buffer[1:] == chain_buffer[:-1])
+    met = graph.before(chain_node[links], chain_node[links + 1])
+    ordered[chain_buffer[links[~met]]] = False
+    r_buffer, r_op = r.buffer[r_kept], r.op[r_kept]
+    if len(r_op) == 0:
+        return ordered
+    # the write each read sees: a search over (buffer, end, rank)
+    by_end = np.lexsort((w_rank, w_end, w_buffer))
+    end_buffer, end_node = w_buffer[by_end], w_node[by_end]
+    r_node, r_start = nodes[r_op], c.start[r_op]
+    times, rank = np.unique(np.concatenate([w_end[by_end], r_start]), return_inverse=True)
+    keys = end_buffer * len(times) + rank[:len(by_end)]
+    k = np.searchsorted(keys, r_buffer * len(times) + rank[len(by_end):], side="right") - 1
+    k -= (k >= 0) & (end_buffer[np.maximum(k, 0)] == r_buffer) & \
+        (end_node[np.maximum(k, 0)] == r_node)  # its own write: the one before
+    seeing = np.flatnonzero((k >= 0) & (end_buffer[np.maximum(k, 0)] == r_buffer))
+    seen, reader, buffer = end_node[k[seeing]], r_node[seeing], r_buffer[seeing]
+    met = graph.before(seen, reader)
+    ordered[buffer[~met]] = False
+    # the next writer along the chain after the seen one, the reader's own aside
+    place = np.empty(len(by_rank), dtype=np.int64)
+    place[by_rank] = np.arange(len(by_rank))
+    n = len(by_rank)
+    later = place[by_end[k[seeing]]] + 1
+    later += (later < n) & (chain_buffer[np.minimum(later, n - 1)] == buffer) & \
+        (chain_node[np.minimum(later, n - 1)] == reader)
+    asked = np.flatnonzero((later < n) & (chain_buffer[np.minimum(later, n - 1)] == buffer))
+    other = chain_node[later[asked]]
+    met = graph.before(reader[asked], other) | graph.before(other, seen[asked])
+    ordered[buffer[asked][~met]] = False
+    return ordered
+
+
 def reuse_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need]:
     """ORDER_REUSE: two buffers of one memory with intersecting bytes: every access of the
     one freed first (ties: allocated first, then by name) before every access of the other.
@@ -218,21 +305,24 @@ def reuse_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need]
     the second buffer's only the first on each chain. Those questions are asked in one
     NumPy batch; only the pairs the graph does not order become :class:`Need` records.
     """
-    accessors: dict[str, list[int]] = defaultdict(list)  # op indices, an op maybe twice
-    for name, op, _ in m.scheduled():
-        node = index[name]
-        for a in op.buffer_reads:
-            accessors[a.buffer].append(node)
-        for a in op.buffer_writes:
-            accessors[a.buffer].append(node)
-    pairs = _reusing_pairs(m, accessors)
+    c = columns(m)
+    accessed_buffer = np.concatenate([c.reads.buffer, c.writes.buffer])
+    accessed = {c.buffers[b] for b in np.unique(accessed_buffer).tolist()}
+    pairs = _reusing_pairs(m, accessed)
     if not pairs:
         return
     buffers = list(dict.fromkeys(b for pair in pairs for b in pair))
     number = {b: i for i, b in enumerate(buffers)}
-    groups = [accessors[b] for b in buffers]
-    owner = np.repeat(np.arange(len(buffers)), [len(g) for g in groups])
-    ops = np.fromiter(chain.from_iterable(groups), np.int64, len(owner))
+    # each access's (buffer number, op index), an op maybe twice; the order within a
+    # buffer does not matter (_chain_ends sorts)
+    buffer_index = {b: i for i, b in enumerate(c.buffers)}
+    numbered = np.full(len(c.buffers), -1, dtype=np.int64)
+    numbered[[buffer_index[b] for b in buffers]] = np.arange(len(buffers))
+    nodes = np.array([index[name] for name in c.names], dtype=np.int64)
+    accessor = nodes[np.concatenate([c.reads.op, c.writes.op])]
+    owner = numbered[accessed_buffer]
+    asked_about = owner >= 0
+    owner, ops = owner[asked_about], accessor[asked_about]
     last_start, last_ops = _chain_ends(graph, owner, ops, len(buffers), last=True)
     first_start, first_ops = _chain_ends(graph, owner, ops, len(buffers), last=False)
     firsts = np.fromiter((number[x] for x, _ in pairs), np.int64, len(pairs))
@@ -253,7 +343,7 @@ def reuse_needs(m: Model, graph: Graph, index: dict[str, int]) -> Iterator[Need]
 
 def _chain_ends(graph: Graph, owner: np.ndarray, ops: np.ndarray, groups: int, *,
                 last: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Per group of ``ops`` (``owner``, sorted), the last (or first) op on each chain of
+    """Per group of ``ops`` (``owner``, in any order), the last (or first) op on each chain of
     the cover: the ops grouped in order, and where each group starts (``groups + 1``)."""
     chain, position = graph.chain[ops], graph.position[ops]
     order = np.lexsort((position if last else -position, chain, owner))
@@ -279,14 +369,14 @@ def _products(a_start: np.ndarray, a_ops: np.ndarray, a_group: np.ndarray,
     return k, x, y
 
 
-def _reusing_pairs(m: Model, accessors: dict[str, list[int]]
+def _reusing_pairs(m: Model, accessed: set[str]
                    ) -> dict[tuple[str, str], tuple[str, int, int]]:
     """Consecutive (by free, alloc, name) accessed buffers sharing an address piece, with
     the memory and the first piece they share."""
     by_memory: dict[str, list[tuple[int, int, tuple[int, int, str]]]] = defaultdict(list)
     for name, place in m.buffer_places.items():
         buffer = m.buffers.get(name)
-        if buffer is not None and accessors.get(name):
+        if buffer is not None and name in accessed:
             by_memory[buffer.memory].append((place.offset, place.offset + buffer.size,
                                              (place.free, place.alloc, name)))
     pairs: dict[tuple[str, str], tuple[str, int, int]] = {}
@@ -321,6 +411,9 @@ def ddr_needs(m: Model) -> Iterator[Need]:
                 if tensor is not None and tensor.role != "input":
                     boxes[a.tensor].append((name, a.box, write))
     for tensor, accesses in boxes.items():
+        writes = sum(write for _, _, write in accesses)
+        if writes in (0, len(accesses)):
+            continue  # only reads, or only writes: no pair to order
         axis = _sweep_axis([box for _, box, _ in accesses])
         items = sorted(((box[axis] if box else (0, 1)), write, name, box)
                        for name, box, write in accesses)

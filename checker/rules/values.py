@@ -16,6 +16,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from heapq import heappop, heappush
 
+import numpy as np
+
+from checker.columns import Columns, columns
 from checker.intervals import LiveIntervals
 from checker.model import Model
 from checker.report import Violation
@@ -36,22 +39,84 @@ class _Touch:
     value: str | None
 
 
-def _touches(m: Model) -> tuple[dict[str, list[_Touch]], dict[str, list[_Touch]]]:
-    """Reads and writes per buffer, built once per model (both rules here use them)."""
-    if "touches" in m.memo:
-        return m.memo["touches"]
+def _touches(m: Model, wanted: np.ndarray) -> tuple[dict[str, list[_Touch]],
+                                                   dict[str, list[_Touch]]]:
+    """Reads and writes per buffer, of the buffers ``wanted`` (a mask over buffer
+    indices): in the order a pass over the scheduled ops meets them."""
+    c = columns(m)
     reads: dict[str, list[_Touch]] = defaultdict(list)
     writes: dict[str, list[_Touch]] = defaultdict(list)
-    for name, op, p in m.scheduled():
-        if not p.inverted:  # an inverted window reads nothing
-            for a in op.buffer_reads:
-                if a.lo < a.hi:
-                    reads[a.buffer].append(_Touch(name, a.lo, a.hi, p.start, p.end, a.value))
-        for a in op.buffer_writes:
-            if a.lo < a.hi:
-                writes[a.buffer].append(_Touch(name, a.lo, a.hi, p.start, p.end, a.value))
-    m.memo["touches"] = reads, writes
+    for accesses, table, kept in ((c.reads, reads, _counted_reads(c)),
+                                  (c.writes, writes, c.writes.lo < c.writes.hi)):
+        rows = np.flatnonzero(kept & wanted[accesses.buffer])
+        op = accesses.op[rows]
+        for i, buffer, lo, hi, value, start, end in zip(
+                op.tolist(), accesses.buffer[rows].tolist(), accesses.lo[rows].tolist(),
+                accesses.hi[rows].tolist(), accesses.value[rows].tolist(),
+                c.start[op].tolist(), c.end[op].tolist(), strict=True):
+            table[c.buffers[buffer]].append(_Touch(c.names[i], lo, hi, start, end, value))
     return reads, writes
+
+
+def _counted_reads(c: Columns) -> np.ndarray:
+    """The reads that read something: a byte range, and a window that is not inverted."""
+    r = c.reads
+    return (r.lo < r.hi) & (c.end[r.op] >= c.start[r.op])
+
+
+def _fresh(c: Columns) -> np.ndarray:
+    """Per buffer, ``True`` where no read of it can be STALE_READ: the common case, told
+    in one vector pass (``False`` leaves the buffer to the exact pass in Python).
+
+    A buffer qualifies when its writes have one byte range and follow one another in
+    time (not inverted, each starting at or after the previous one's end, ends strictly
+    rising), and each read lies inside that range, is not seen by a write of its own
+    op, and: the write ending last at or before its start (by another op, hence single
+    and covering) holds its value or either has none; and the next write by another op
+    starts at or after the read's end. Past the seen write, windows only start later,
+    so that next write is the only one that could overlap the read.
+    """
+    fresh = np.ones(len(c.buffers), dtype=bool)
+    r, w = c.reads, c.writes
+    counted = _counted_reads(c)
+    r_buffer, r_op = r.buffer[counted], r.op[counted]
+    if len(r_op) == 0:
+        return fresh
+    r_lo, r_hi, r_value = r.lo[counted], r.hi[counted], r.value[counted]
+    r_start, r_end = c.start[r_op], c.end[r_op]
+    written = w.lo < w.hi
+    w_buffer, w_op = w.buffer[written], w.op[written]
+    if len(w_op) == 0:
+        fresh[r_buffer] = False
+        return fresh
+    w_start, w_end = c.start[w_op], c.end[w_op]
+    order = np.lexsort((w_start, w_end, w_buffer))
+    w_buffer, w_op, w_start, w_end = w_buffer[order], w_op[order], w_start[order], w_end[order]
+    w_lo, w_hi, w_value = w.lo[written][order], w.hi[written][order], w.value[written][order]
+    fresh[w_buffer[w_start > w_end]] = False
+    same = w_buffer[1:] == w_buffer[:-1]
+    overlapping = same & ((w_start[1:] < w_end[:-1]) | (w_end[1:] <= w_end[:-1]) |
+                          (w_lo[1:] != w_lo[:-1]) | (w_hi[1:] != w_hi[:-1]))
+    fresh[w_buffer[1:][overlapping]] = False
+    # the last write ending by each read's start: a search over (buffer, end) keys
+    times, rank = np.unique(np.concatenate([w_end, r_start]), return_inverse=True)
+    w_key = w_buffer * len(times) + rank[:len(w_end)]
+    r_key = r_buffer * len(times) + rank[len(w_end):]
+    n = len(w_key)
+    k = np.searchsorted(w_key, r_key, side="right") - 1
+    found = k >= 0
+    k = np.maximum(k, 0)
+    found &= w_buffer[k] == r_buffer
+    seen_value = w_value[k]
+    ok = found & (w_op[k] != r_op) & (w_lo[k] <= r_lo) & (r_hi <= w_hi[k]) & \
+        ((seen_value == r_value) | np.equal(seen_value, None) | np.equal(r_value, None))
+    after = k + 1
+    after += (after < n) & (w_buffer[np.minimum(after, n - 1)] == r_buffer) & \
+        (w_op[np.minimum(after, n - 1)] == r_op)
+    nxt = np.minimum(after, n - 1)
+    ok &= (after >= n) | (w_buffer[nxt] != r_buffer) | (w_start[nxt] >= r_end)
+    fresh[r_buffer[~ok]] = False
+    return fresh
 
 
 def _span(t: _Touch) -> str:
@@ -206,7 +271,11 @@ def check_stale_reads(m: Model) -> list[Violation]:
     later last write, so the second part reduces to: no other op's write to those bytes
     overlaps the read's window, which one sweep per buffer finds.
     """
-    reads, writes = _touches(m)
+    c = columns(m)
+    unclear = ~_fresh(c)
+    if not unclear.any():
+        return []
+    reads, writes = _touches(m, unclear)
     out = []
     for buffer, buffer_reads in reads.items():
         buffer_writes = writes.get(buffer, [])
@@ -244,8 +313,12 @@ def check_write_races(m: Model) -> list[Violation]:
     writes intersecting bytes of one buffer twice, whatever its window. An op may read
     and write the same bytes itself. A sweep by start time per buffer; each write is
     reported once, with one partner."""
-    _, writes = _touches(m)
-    out = _twice_written(m)
+    c = columns(m)
+    out = _twice_written(m) if _any_twice(c) else []
+    unclear = _racing(c)
+    if not unclear.any():
+        return out
+    _, writes = _touches(m, unclear)
     for buffer, buffer_writes in writes.items():
         timed = sorted((w for w in buffer_writes if w.end > w.start), key=lambda w: w.start)
         if len(timed) < 2 or _one_after_another(timed):
@@ -262,6 +335,30 @@ def check_write_races(m: Model) -> list[Violation]:
                                      (buffer,), time=w.start))
             live.add(i)
     return out
+
+
+def _racing(c: Columns) -> np.ndarray:
+    """Per buffer, ``True`` where two of its timed writes (a non-empty window) overlap in
+    time: in order of start, one starts before the previous one ends. Elsewhere
+    :func:`_one_after_another` holds and there is nothing to sweep."""
+    w = c.writes
+    start, end = c.start[w.op], c.end[w.op]
+    timed = (w.lo < w.hi) & (end > start)
+    buffer, start, end = w.buffer[timed], start[timed], end[timed]
+    order = np.lexsort((start, buffer))
+    buffer, start, end = buffer[order], start[order], end[order]
+    racing = np.zeros(len(c.buffers), dtype=bool)
+    racing[buffer[1:][(buffer[1:] == buffer[:-1]) & (start[1:] < end[:-1])]] = True
+    return racing
+
+
+def _any_twice(c: Columns) -> bool:
+    """Whether some op writes one buffer twice (whatever the bytes): only then can
+    :func:`_twice_written` find anything."""
+    w = c.writes
+    order = np.lexsort((w.buffer, w.op))
+    op, buffer = w.op[order], w.buffer[order]
+    return bool(((op[1:] == op[:-1]) & (buffer[1:] == buffer[:-1])).any())
 
 
 def _one_after_another(timed: list[_Touch]) -> bool:
