@@ -9,8 +9,9 @@ the command ended 1-4 s past its limit. So a search whose grant is below
 :func:`search_cost` is not run: the problem gets :func:`list_schedule_only`, the same
 list schedule that search would have started from (never worse than the plain list
 schedule, :mod:`schedsearch.engine.plain`), without the bound. A fused candidate whose
-grant is below even :func:`list_cost` is not built at all (``searched`` keeps a kernel
-schedule, fused, or a kernel policy). :class:`Cuts` records both, and the notes of
+grant is below even :func:`list_cost` is not built at all, unless the per-request
+search (deadlines, a weighted objective) is to start from it (``searched`` keeps a
+kernel schedule, fused, or a kernel policy). :class:`Cuts` records both, and the notes of
 ``mix`` say so.
 
 The decision reads the grant's ``time_limit``: its work when the command is

@@ -39,7 +39,11 @@ begins (of the work, so a reproducible run repeats, and of the wall time, so the
 ends near its limit whatever the load); a tightening round that does not run gives its
 weight back to the searches after it. Using the time (not reproducible), once the wall
 time for searches is spent the chunked candidates not yet searched are skipped (the note
-says so): whole prefills are always searched.
+says so): whole prefills are always tried. A search whose grant cannot pay for its fixed
+cost gets the list schedule alone, and a fused candidate whose grant cannot pay even for
+that is not built when no per-request search starts from it (:mod:`~schedsearch.mix.cuts`;
+the notes say so); the tail kept for
+scoring is at least what the checker takes on the three policies' schedules.
 """
 
 from __future__ import annotations
@@ -399,9 +403,8 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
             continue
         weight = fused_weight / 2 if per_request else fused_weight
         grant = allotment.grant(weight)
-        if grant.time_limit < list_cost(mp.problem):
-            cuts.fused[label] = "skipped"
-            _release(allotment, weight if per_request else 0.0)
+        if not per_request and grant.time_limit < list_cost(mp.problem):
+            cuts.fused[label] = "skipped"  # (deadlines: the per-request search needs it)
             continue
         schedule, listed = _searched_or_listed(mp.problem, target, search, grant,
                                                reproducible)
