@@ -35,6 +35,7 @@ from schedsearch.engine.instance import build_instance
 from schedsearch.engine.portfolio import priced_modes
 from schedsearch.engine.solution import to_schedule
 from schedsearch.engine.timebudget import TimeBudget
+from schedsearch.mix.heap import cycles_uncollected
 
 __all__ = ["Cuts", "search_cost", "list_cost", "scoring_cost", "list_schedule_only"]
 
@@ -71,12 +72,13 @@ def list_schedule_only(problem: Problem, target: Target, grant: Grant, *,
     then the portfolio's passes its grant allows, priced by the energy LP as a search
     prices them), without the lower bound or any search; after a stall, the exact search
     on the grant (:func:`~schedsearch.engine.fallback.construct`)."""
-    inst = build_instance(problem, target)
-    dag = build_dag(inst, "tile")
-    priced = priced_modes(inst, energy_relaxation(problem, target))
-    budget = TimeBudget.start(grant.time_limit, wall=grant.wall_limit,
-                              begin=time.perf_counter(), reproducible=reproducible)
-    solution = construct(inst, dag, problem.name, budget, priced=priced)
+    with cycles_uncollected():
+        inst = build_instance(problem, target)
+        dag = build_dag(inst, "tile")
+        priced = priced_modes(inst, energy_relaxation(problem, target))
+        budget = TimeBudget.start(grant.time_limit, wall=grant.wall_limit,
+                                  begin=time.perf_counter(), reproducible=reproducible)
+        solution = construct(inst, dag, problem.name, budget, priced=priced)
     return to_schedule(inst, solution, {"solver": "constructive", "status": "FEASIBLE",
                                         "note": "list schedule only: the grant could not "
                                                 "pay for the bound and a search"})

@@ -28,6 +28,7 @@ import numpy as np
 from checker import verify
 from checker.report import Report
 from models.formats import Schedule, schedule_to_dict
+from schedsearch.mix.heap import cycles_uncollected
 from schedsearch.mix.policies import PolicyRun, Tried, request_ends, total
 
 __all__ = ["RequestFigures", "PolicyFigures", "check", "score", "score_all", "percentile"]
@@ -127,10 +128,11 @@ def score_all(runs: dict[str, PolicyRun]) -> dict[str, PolicyFigures]:
     """:func:`score` of each run, each distinct schedule checked once."""
     verdicts: list[tuple[Schedule, Report]] = []
     figures = {}
-    for name, run in runs.items():
-        verdict = next((v for s, v in verdicts if s is run.schedule), None)
-        if verdict is None:
-            verdict = check(run.schedule)
-            verdicts.append((run.schedule, verdict))
-        figures[name] = score(run, verdict)
+    with cycles_uncollected():
+        for name, run in runs.items():
+            verdict = next((v for s, v in verdicts if s is run.schedule), None)
+            if verdict is None:
+                verdict = check(run.schedule)
+                verdicts.append((run.schedule, verdict))
+            figures[name] = score(run, verdict)
     return figures

@@ -66,6 +66,7 @@ from schedsearch.engine.deadlines import (
 )
 from schedsearch.engine.slicing import cross_task_edges
 from schedsearch.mix.cuts import Cuts, list_cost, list_schedule_only, scoring_cost, search_cost
+from schedsearch.mix.heap import cycles_uncollected
 from schedsearch.mix.kernels import KernelCache, MixKernels
 from schedsearch.paths import SolveOptions, cross_task_event_edges, separate_kernels
 from schedsearch.wording import counted
@@ -378,7 +379,9 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
         return schedule
 
     cache = KernelCache.of((whole, chunked_mp), kernel_search)
-    kernel_sets = {"sequential": MixKernels.of(whole), "chunked": MixKernels.of(chunked_mp)}
+    with cycles_uncollected():
+        kernel_sets = {"sequential": MixKernels.of(whole),
+                       "chunked": MixKernels.of(chunked_mp)}
     kernel_weight = _distinct_kernel_ops(list(kernel_sets.values()))
     total_weight = kernel_weight / KERNEL_SHARE
     fused_weight = (total_weight - kernel_weight) / len(chunkings)
