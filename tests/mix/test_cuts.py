@@ -12,15 +12,15 @@ from models.formats import schedule_to_dict
 from models.mix import Mix, Request
 from models.requests import mix_problem
 from models.targets import load_target
-from schedsearch.allotment import Grant
+from schedsearch.allotment import TAIL_SHARE, Allotment, Grant
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.plain import plain_list_schedule
 from schedsearch.engine.slicing import restrict
 from schedsearch.mix import figures
-from schedsearch.mix.cuts import list_schedule_only, search_cost
+from schedsearch.mix.cuts import list_schedule_only, scoring_cost, search_cost
 from schedsearch.mix.kernels import kernel_problems
-from schedsearch.mix.policies import run_policies, total
+from schedsearch.mix.policies import CHUNK_TOKENS, run_policies, total
 from schedsearch.paths import SolveOptions
 from tests.clock import listed
 
@@ -104,3 +104,16 @@ def test_a_schedule_two_policies_share_is_checked_once(monkeypatch: pytest.Monke
     scored = figures.score_all(runs)
     assert len(checked) == 2
     assert scored["searched"].legal and scored["searched"].name == "searched"
+
+
+def test_the_time_kept_for_scoring_is_at_least_what_the_checker_takes() -> None:
+    """At 0.1 s a tenth of the limit is less than checking three schedules of the mix
+    takes: the allotment keeps the checker's estimate back from the searches."""
+    whole = mix_problem(MIX, TARGET, None, 100_000)
+    chunked = mix_problem(MIX, TARGET, CHUNK_TOKENS, 100_000)
+    allotment = Allotment.start(0.1, reproducible=True)
+    run_policies(whole, TARGET, lambda problem, target, grant: listed(problem, target),
+                 SolveOptions(time_limit=0.1), 100_000, allotment=allotment)
+    kept = scoring_cost(2 * len(whole.problem.ops) + len(chunked.problem.ops))
+    assert kept > TAIL_SHARE * 0.1
+    assert allotment.tail == kept
