@@ -5,9 +5,16 @@ runs each command as a user would (``python -m schedsearch ...`` in a fresh proc
 so imports count too) at each limit and prints its wall time against the goal of
 ``1.1 x limit + 1 s``, with ``over`` where it is missed, and beside it how long a fresh
 process took to import the command's libraries just before (``imports``: the part of
-the wall time no limit can shorten; on a loaded machine it alone can exceed the goal).
+the wall time no limit can shorten; on a loaded machine it alone can exceed the goal),
+and the CPU time (user + system) of the run itself (``cpu``: on a loaded machine the
+wall time is mostly waiting for a core, the CPU time is what the command did).
 Figures, not pass/fail; timings on a shared machine are noisy, so the load average (one
 minute, read as each run ends) is printed beside each.
+
+Every run finds this checkout's modules compiled (a bytecode cache in a temporary
+folder, filled by the first run): an installed package has its bytecode, and with
+``PYTHONDONTWRITEBYTECODE`` set (as on the project's machine) each fresh process
+compiled about 140 modules again, 0.25-0.3 s of every run.
 
     python -m benchmarks.bench_limits                              # every command, 0.5..10 s
     python -m benchmarks.bench_limits --limits 1 2 --commands compare tune
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -64,27 +72,42 @@ def goal(limit: float) -> float:
     return 1.1 * limit + 1.0
 
 
-def import_time(command: str) -> float:
+def _environment(cache: str) -> dict[str, str]:
+    """The environment of each run: this checkout first, bytecode cached in ``cache``."""
+    env = {**os.environ, "PYTHONPATH": str(Path.cwd()), "PYTHONPYCACHEPREFIX": cache}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of every child process waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def import_time(command: str, env: dict[str, str]) -> float:
     """Seconds a fresh process takes to import ``schedsearch COMMAND``'s module (its
     libraries: OR-Tools, pandas, NumPy, NetworkX): what the command spends before it can
     do anything, on this machine at this load. The limit counts it too."""
     begin = time.perf_counter()
     subprocess.run([sys.executable, "-c", f"import schedsearch.commands.{command}"],
-                   capture_output=True, check=False,
-                   env={**os.environ, "PYTHONPATH": str(Path.cwd())})
+                   capture_output=True, check=False, env=env)
     return time.perf_counter() - begin
 
 
-def wall_time(command: str, workload: str, limit: float) -> tuple[float, int]:
-    """Seconds ``schedsearch COMMAND`` took at ``limit``, and its exit status."""
+def wall_time(command: str, workload: str, limit: float, env: dict[str, str]
+              ) -> tuple[float, float, int]:
+    """Seconds ``schedsearch COMMAND`` took at ``limit``, its CPU seconds, and its exit
+    status."""
     with tempfile.TemporaryDirectory() as out:
         Path(out, "mix.toml").write_text(MIX)
         argv = [word.format(workload=workload, out=out) for word in COMMANDS[command]]
+        cpu = _children_cpu()
         begin = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "schedsearch", *argv, "--time-limit",
                                f"{limit:g}"], capture_output=True, text=True, check=False,
-                              env={**os.environ, "PYTHONPATH": str(Path.cwd())})
-        return time.perf_counter() - begin, done.returncode
+                              env=env)
+        return time.perf_counter() - begin, _children_cpu() - cpu, done.returncode
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -119,19 +142,24 @@ def _wall_times(args: argparse.Namespace) -> int:
     """The table of each command's wall time at each limit."""
     print(f"workload {args.workload}; load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores; goal 1.1 x limit + 1 s")
-    begin = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "schedsearch", "targets"], capture_output=True,
-                   check=False, env={**os.environ, "PYTHONPATH": str(Path.cwd())})
-    print(f"startup (schedsearch targets): {time.perf_counter() - begin:.1f} s")
-    print(f"{'command':<9}{'limit':>7}{'wall':>8}{'goal':>8}{'imports':>9}{'load':>6}  verdict")
-    for command in args.commands:
-        for limit in args.limits:
-            imports = import_time(command)
-            seconds, status = wall_time(command, args.workload, limit)
-            verdict = f"exit {status}" if status != 0 else \
-                "ok" if seconds <= goal(limit) else "over"
-            print(f"{command:<9}{limit:>7g}{seconds:>8.1f}{goal(limit):>8.1f}{imports:>9.1f}"
-                  f"{os.getloadavg()[0]:>6.1f}  {verdict}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench-limits-pyc-") as cache:
+        env = _environment(cache)
+        begin = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "schedsearch", "targets"], capture_output=True,
+                       check=False, env=env)
+        for command in args.commands:  # compiles each command's modules into the cache
+            import_time(command, env)
+        print(f"startup (schedsearch targets, compiling): {time.perf_counter() - begin:.1f} s")
+        print(f"{'command':<9}{'limit':>7}{'wall':>8}{'cpu':>7}{'goal':>8}{'imports':>9}"
+              f"{'load':>6}  verdict")
+        for command in args.commands:
+            for limit in args.limits:
+                imports = import_time(command, env)
+                seconds, cpu, status = wall_time(command, args.workload, limit, env)
+                verdict = f"exit {status}" if status != 0 else \
+                    "ok" if seconds <= goal(limit) else "over"
+                print(f"{command:<9}{limit:>7g}{seconds:>8.1f}{cpu:>7.1f}{goal(limit):>8.1f}"
+                      f"{imports:>9.1f}{os.getloadavg()[0]:>6.1f}  {verdict}", flush=True)
     return 0
 
 

@@ -64,7 +64,7 @@ from models.formats import (
 from schedsearch.allotment import Allotment
 from schedsearch.contention import Activity, overloaded, simulate
 from schedsearch.engine.bounds.lower import lower_bound
-from schedsearch.engine.sequence import in_sequence
+from schedsearch.engine.sequence import Restricted, in_sequence
 from schedsearch.engine.slicing import cross_task_edges, restrict, task_order
 
 __all__ = ["PATH_NAMES", "PathResult", "Comparison", "SolveOptions", "DEFAULT_OPTIONS",
@@ -280,11 +280,13 @@ def _whole(problem: Problem, target: Target, ops: dict[str, OpPlacement],
 
 
 def separate_kernels(problem: Problem, target: Target, solver: Solver,
-                     options: SolveOptions, order: Sequence[str] | None = None
+                     options: SolveOptions, order: Sequence[str] | None = None,
+                     restricted: Restricted | None = None
                      ) -> tuple[Schedule, dict[str, _Kernel]]:
     """Path 1: each task's kernel solved alone, run one after another in dependency order
     (:func:`schedsearch.engine.sequence.in_sequence`), or in ``order`` (a dependency
-    order of the tasks that a caller chose: a serving policy's)."""
+    order of the tasks that a caller chose: a serving policy's); ``restricted`` as
+    there."""
     ops: dict[str, OpPlacement] = {}
     buffers: dict[str, BufferPlacement] = {}
     kernels: dict[str, _Kernel] = {}
@@ -293,7 +295,7 @@ def separate_kernels(problem: Problem, target: Target, solver: Solver,
         return solver(sub, target, granularity="tile", **options.search())
 
     run = in_sequence(problem, task_order(problem, target) if order is None else order,
-                      solve_kernel)
+                      solve_kernel, restricted)
     assert run is not None  # the solver raises, it never gives up
     for alone in run:
         kernel = kernels[alone.task] = _Kernel(alone.task, alone.schedule, alone.modes, {}, {})

@@ -22,13 +22,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TextIO
-
-from rich.console import Console
-from rich.live import Live
-from rich.text import Text
+from typing import TYPE_CHECKING, TextIO
 
 from schedsearch.engine.search import Progress
+
+if TYPE_CHECKING:  # rich is imported only on a terminal (0.05-0.1 s of every command)
+    from rich.live import Live
+    from rich.text import Text
 
 __all__ = ["Display", "display", "TICK_SECONDS"]
 
@@ -56,6 +56,9 @@ class Display:
         self._lock = threading.Lock()
         self._live: Live | None = None
         if live:
+            from rich.console import Console
+            from rich.live import Live
+
             console = Console(file=stream, force_terminal=True)
             self._live = Live(self.render(), console=console, auto_refresh=False,
                               transient=False)
@@ -71,6 +74,8 @@ class Display:
                     f"{state.stage:<12} best {best}  bound {bound}{note}")
 
     def render(self) -> Text:
+        from rich.text import Text
+
         return Text(self.line())
 
     def stage(self, stage: str, note: str = "", *, fresh: bool = False) -> None:

@@ -32,7 +32,8 @@ from schedsearch.engine.slicing import restrict, task_order
 from schedsearch.engine.solution import Solution
 from schedsearch.engine.timebudget import TimeBudget
 
-__all__ = ["Kernel", "KernelSolver", "in_sequence", "kernels_in_sequence", "TaskSolver"]
+__all__ = ["Kernel", "KernelSolver", "Restricted", "in_sequence", "kernels_in_sequence",
+           "TaskSolver"]
 
 #: The least time a task alone gets (when that much is left), whatever its share of the
 #: ops, and what each task still to come keeps back from the ones before it: on
@@ -48,6 +49,9 @@ MIN_TASK_SECONDS = 0.2
 TaskSolver = Callable[[Problem, Target, float, float, bool], Schedule]
 #: ``(kernel's problem, kernels still to come after it) -> schedule``, or None to give up.
 KernelSolver = Callable[[Problem, int], Schedule | None]
+#: ``task -> (its kernel's problem, each op's mode index map)``: what
+#: :func:`~schedsearch.engine.slicing.restrict` gives for the task, computed beforehand.
+Restricted = Callable[[str], tuple[Problem, dict[str, list[int]]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,16 +72,18 @@ class Kernel:
         return max(self.schedule.makespan, *frees, 0)
 
 
-def in_sequence(problem: Problem, order: Sequence[str], solve_kernel: KernelSolver
-                ) -> list[Kernel] | None:
+def in_sequence(problem: Problem, order: Sequence[str], solve_kernel: KernelSolver,
+                restricted: Restricted | None = None) -> list[Kernel] | None:
     """The tasks of ``order`` (:func:`~schedsearch.engine.slicing.task_order`), each
     restricted to its own kernel and solved by ``solve_kernel``, one after another: each
     starts when the previous one has ended every op and freed every buffer. None when
-    ``solve_kernel`` gave up on one."""
+    ``solve_kernel`` gave up on one. ``restricted`` gives each task's
+    :func:`~schedsearch.engine.slicing.restrict` when the caller has it already (each
+    restriction reads the whole problem)."""
     kernels: list[Kernel] = []
     now = 0
     for k, task in enumerate(order):
-        sub, modes = restrict(problem, task)
+        sub, modes = restrict(problem, task) if restricted is None else restricted(task)
         schedule = solve_kernel(sub, len(order) - 1 - k)
         if schedule is None:
             return None

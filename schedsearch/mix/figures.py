@@ -26,10 +26,12 @@ from typing import Any
 import numpy as np
 
 from checker import verify
-from models.formats import schedule_to_dict
+from checker.report import Report
+from models.formats import Schedule, schedule_to_dict
+from schedsearch.mix.heap import cycles_uncollected
 from schedsearch.mix.policies import PolicyRun, Tried, request_ends, total
 
-__all__ = ["RequestFigures", "PolicyFigures", "score", "percentile"]
+__all__ = ["RequestFigures", "PolicyFigures", "check", "score", "score_all", "percentile"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +93,15 @@ def percentile(values: list[int], q: float) -> int | None:
     return int(np.percentile(values, q, method="inverted_cdf"))
 
 
-def score(run: PolicyRun) -> PolicyFigures:
-    """The figures of ``run``, its schedule checked by the independent checker."""
+def check(schedule: Schedule) -> Report:
+    """The independent checker's verdict on ``schedule``."""
+    return verify(schedule_to_dict(schedule))
+
+
+def score(run: PolicyRun, verdict: Report | None = None) -> PolicyFigures:
+    """The figures of ``run``, its schedule checked by the independent checker (or
+    ``verdict``, the checker's verdict on that schedule when the caller has it: the
+    ``searched`` policy may keep a kernel policy's very schedule)."""
     schedule, mp = run.schedule, run.mix_problem
     ends = request_ends(run)
     requests = {}
@@ -103,7 +112,7 @@ def score(run: PolicyRun) -> PolicyFigures:
     makespan = total(run)
     decodes = [requests[r.name].end for r in mp.mix.requests if r.phase == "decode"]
     tokens = sum(r.tokens for r in mp.mix.requests)
-    verdict = verify(schedule_to_dict(schedule))
+    verdict = verdict or check(schedule)
     per_s = 1e9 / makespan if makespan else 0.0
     return PolicyFigures(
         name=run.name, makespan=makespan, device_makespan=schedule.makespan,
@@ -113,3 +122,17 @@ def score(run: PolicyRun) -> PolicyFigures:
         tokens_per_s=tokens * per_s, chunk=mp.chunk, legal=verdict.legal,
         violations=tuple(sorted({v.code for v in verdict.violations})), note=run.note,
         tried=run.tried)
+
+
+def score_all(runs: dict[str, PolicyRun]) -> dict[str, PolicyFigures]:
+    """:func:`score` of each run, each distinct schedule checked once."""
+    verdicts: list[tuple[Schedule, Report]] = []
+    figures = {}
+    with cycles_uncollected():
+        for name, run in runs.items():
+            verdict = next((v for s, v in verdicts if s is run.schedule), None)
+            if verdict is None:
+                verdict = check(run.schedule)
+                verdicts.append((run.schedule, verdict))
+            figures[name] = score(run, verdict)
+    return figures

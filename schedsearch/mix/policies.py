@@ -39,7 +39,11 @@ begins (of the work, so a reproducible run repeats, and of the wall time, so the
 ends near its limit whatever the load); a tightening round that does not run gives its
 weight back to the searches after it. Using the time (not reproducible), once the wall
 time for searches is spent the chunked candidates not yet searched are skipped (the note
-says so): whole prefills are always searched.
+says so): whole prefills are always tried. A search whose grant cannot pay for its fixed
+cost gets the list schedule alone, and a fused candidate whose grant cannot pay even for
+that is not built when no per-request search starts from it (:mod:`~schedsearch.mix.cuts`;
+the notes say so); the tail kept for
+scoring is at least what the checker takes on the three policies' schedules.
 """
 
 from __future__ import annotations
@@ -61,8 +65,11 @@ from schedsearch.engine.deadlines import (
     unmeetable_groups,
 )
 from schedsearch.engine.slicing import cross_task_edges
-from schedsearch.mix.kernels import KernelCache, kernel_problems
+from schedsearch.mix.cuts import Cuts, list_cost, list_schedule_only, scoring_cost, search_cost
+from schedsearch.mix.heap import cycles_uncollected
+from schedsearch.mix.kernels import KernelCache, MixKernels
 from schedsearch.paths import SolveOptions, cross_task_event_edges, separate_kernels
+from schedsearch.wording import counted
 
 __all__ = ["POLICIES", "CHUNK_TOKENS", "SEARCH_CHUNKS", "KERNEL_SHARE", "TIGHTENINGS",
            "PolicyRun", "Tried", "Search", "ObjectiveSearch", "Goal", "MAKESPAN", "run_policies",
@@ -183,12 +190,20 @@ def fused_charges(schedule: Schedule, target: Target) -> tuple[Charge, ...]:
     return ((0, costs.launch_ns), *sorted(events))
 
 
-def _kernel_policy(name: str, mp: MixProblem, target: Target, parts: Sequence[Part],
-                   solver: KernelCache, options: SolveOptions) -> PolicyRun:
+def _kernel_policy(name: str, mp: MixProblem, kernels: MixKernels, target: Target,
+                   parts: Sequence[Part], cache: KernelCache, cuts: Cuts,
+                   options: SolveOptions) -> PolicyRun:
     order = _task_order(mp, parts)
-    schedule, _ = separate_kernels(mp.problem, target, solver, options, order)
+    schedule, _ = separate_kernels(mp.problem, target, cache.solver(kernels), options, order,
+                                   kernels.restricted)
     charges = _kernel_charges(schedule, overheads(target).launch_ns)
-    return PolicyRun(name, mp, schedule, charges, launches=len(charges), events=0)
+    distinct = set(kernels.keys.values())
+    listed = len(distinct & cuts.listed_kernels)
+    note = "" if not listed else (
+        f"{listed} of its {counted(len(distinct), 'distinct kernel')} list-scheduled only "
+        f"(the bound and the search skipped: their part of the time limit could not pay "
+        f"for them)")
+    return PolicyRun(name, mp, schedule, charges, launches=len(charges), events=0, note=note)
 
 
 def _fused(mp: MixProblem, schedule: Schedule, target: Target) -> PolicyRun:
@@ -317,11 +332,19 @@ def _refuse_proved(problems: list[MixProblem], target: Target, goal: Goal) -> No
     raise DeadlinesMissed(names, True, PROVED, problems[0].mix.source)
 
 
-def _distinct_kernel_ops(cache: KernelCache, problems: Sequence[MixProblem]) -> int:
+def _distinct_kernel_ops(kernels: Sequence[MixKernels]) -> int:
     """The ops of the kernels the kernel policies will solve: one per content key."""
-    ops = {cache.key(kernel): len(kernel.ops)
-           for mp in problems for kernel in kernel_problems(mp).values()}
-    return sum(ops.values())
+    return sum({key: ops for k in kernels for key, ops in k.distinct_ops().items()}.values())
+
+
+def _searched_or_listed(problem: Problem, target: Target, search: Search, grant: Grant,
+                        reproducible: bool) -> tuple[Schedule, bool]:
+    """``search`` on ``problem`` within ``grant``, or, when the grant cannot pay for a
+    search's fixed cost (:func:`search_cost`), the list schedule alone; and whether it was
+    the list schedule alone."""
+    if grant.time_limit < search_cost(problem):
+        return list_schedule_only(problem, target, grant, reproducible=reproducible), True
+    return search(problem, target, grant), False
 
 
 def run_policies(whole: MixProblem, target: Target, search: Search,
@@ -342,18 +365,34 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
     problems = {chunk: (whole if chunk is None else chunked_mp if chunk == CHUNK_TOKENS
                         else mix_problem(mix, target, chunk, max_ops)) for chunk in chunkings}
     _refuse_proved(list(problems.values()), target, goal)
-    cache = KernelCache.of((whole, chunked_mp),
-                           lambda kernel, target_, weight: search(kernel, target_,
-                                                                  allotment.grant(weight)))
-    kernel_weight = _distinct_kernel_ops(cache, (whole, chunked_mp))
+    reproducible = allotment.time_budget.reproducible
+    cuts = Cuts()
+    # what scoring the three policies will take is kept back from the searches
+    allotment.tail = max(allotment.tail, scoring_cost(2 * len(whole.problem.ops)
+                                                      + len(chunked_mp.problem.ops)))
+
+    def kernel_search(kernel: Problem, target_: Target, weight: float, key: str) -> Schedule:
+        schedule, listed = _searched_or_listed(kernel, target_, search,
+                                               allotment.grant(weight), reproducible)
+        if listed:
+            cuts.listed_kernels.add(key)
+        return schedule
+
+    cache = KernelCache.of((whole, chunked_mp), kernel_search)
+    with cycles_uncollected():
+        kernel_sets = {"sequential": MixKernels.of(whole),
+                       "chunked": MixKernels.of(chunked_mp)}
+    kernel_weight = _distinct_kernel_ops(list(kernel_sets.values()))
     total_weight = kernel_weight / KERNEL_SHARE
     fused_weight = (total_weight - kernel_weight) / len(chunkings)
     allotment.plan(total_weight)
     kernel_options = replace(options, allotment=None)  # the cache takes the grants
-    runs = {"sequential": _kernel_policy("sequential", whole, target, sequential_parts(whole),
-                                         cache, kernel_options),
-            "chunked": _kernel_policy("chunked", chunked_mp, target,
-                                      chunked_parts(chunked_mp), cache, kernel_options)}
+    runs = {"sequential": _kernel_policy("sequential", whole, kernel_sets["sequential"],
+                                         target, sequential_parts(whole), cache, cuts,
+                                         kernel_options),
+            "chunked": _kernel_policy("chunked", chunked_mp, kernel_sets["chunked"], target,
+                                      chunked_parts(chunked_mp), cache, cuts,
+                                      kernel_options)}
     per_request = objective_search is not None and objectives_of(
         whole, goal, 0).active
     candidates: list[tuple[str, PolicyRun]] = []
@@ -366,7 +405,15 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
             _release(allotment, fused_weight)
             continue
         weight = fused_weight / 2 if per_request else fused_weight
-        schedule = search(mp.problem, target, allotment.grant(weight))
+        grant = allotment.grant(weight)
+        if not per_request and grant.time_limit < list_cost(mp.problem):
+            cuts.fused[label] = "skipped"  # (deadlines: the per-request search needs it)
+            continue
+        schedule, listed = _searched_or_listed(mp.problem, target, search, grant,
+                                               reproducible)
+        if listed:
+            cuts.fused[label] = "listed"
+            label += " (list schedule only)"
         candidates.append((label, _fused(mp, schedule, target)))
         if per_request:
             assert objective_search is not None
@@ -391,6 +438,13 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
     listed = "; ".join(f"{t.label} {t.makespan}" for t in tried)
     if skipped:
         listed += f"; not searched, the time limit being spent: {', '.join(skipped)}"
+    cut = [what for what, how in cuts.fused.items() if how == "skipped"]
+    if cut:
+        listed += (f"; not built, its part of the time limit not paying even for the list "
+                   f"schedule: {', '.join(cut)}")
+    if any(how == "listed" for how in cuts.fused.values()):
+        listed += ("; list schedule only: the bound and the search skipped, their part "
+                   "of the time limit not paying for them")
     runs["searched"] = replace(best, note=f"kept {label} (tried: {listed})", tried=tried)
     late = _late(best)
     if late and not goal.soft_deadlines:

@@ -10,7 +10,7 @@ from models.mix import Mix
 from models.requests import mix_problem
 from models.workload import MAX_OPS
 from schedsearch.allotment import Grant
-from schedsearch.mix.figures import PolicyFigures, score
+from schedsearch.mix.figures import PolicyFigures, score_all
 from schedsearch.mix.policies import (
     MAKESPAN,
     Goal,
@@ -71,4 +71,4 @@ def serve(mix: Mix, target: Target, options: SolveOptions = DEFAULT_OPTIONS,
     whole = mix_problem(mix, target, None, max_ops)
     runs = run_policies(whole, target, search or _engine_search(options), options, max_ops,
                         goal, objective_search or _engine_objective_search(options))
-    return MixReport(runs, {name: score(run) for name, run in runs.items()})
+    return MixReport(runs, score_all(runs))

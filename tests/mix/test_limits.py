@@ -11,11 +11,14 @@ import time
 
 import pytest
 
+from checker import verify
+from models.formats import schedule_to_dict
 from models.mix import Mix, Request
 from models.requests import mix_problem
 from models.targets import load_target
 from schedsearch.allotment import MIN_SECONDS, TAIL_SHARE, Allotment
 from schedsearch.engine.deadlines import search_objectives
+from schedsearch.engine.timebudget import WALL_GRACE, WALL_SLACK
 from schedsearch.mix.policies import KERNEL_SHARE, TIGHTENINGS, run_policies
 from schedsearch.paths import SolveOptions
 from tests.clock import FakeClock, listed
@@ -38,8 +41,9 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
 def test_searches_that_take_their_grants_end_within_the_limit_less_the_tail(
         clock: FakeClock, spent_before: float) -> None:
     """``spent_before``: the share of the limit the command had spent before its first
-    search (imports, tiling): the searches share what is left."""
-    limit = 10.0
+    search (imports, tiling): the searches share what is left. The limit is one whose
+    every grant pays for a search (:mod:`schedsearch.mix.cuts`)."""
+    limit = 100.0
     whole = mix_problem(MIX, TARGET, None, 100_000)
     allotment = Allotment.start(limit, reproducible=False)
     clock.now += spent_before * limit
@@ -72,21 +76,23 @@ def test_searches_that_take_their_grants_end_within_the_limit_less_the_tail(
 
 def test_chunkings_not_yet_searched_are_skipped_once_the_time_is_spent(
         clock: FakeClock) -> None:
-    """Kernels that overrun (each "takes" a tenth of the limit, whatever it was granted)
-    spend the searches' wall time: the whole prefill is still searched, the chunks of 64
-    are not, and the note says so."""
-    limit = 10.0
+    """A search of the whole prefills that overruns (it "takes" the whole limit, whatever
+    it was granted) spends the searches' wall time: the chunks of 64 are not searched,
+    and the note says so. Reproducible, every chunking is searched, past the wall net
+    too (the kernels then "take" the whole limit each)."""
+    limit = 100.0  # every grant pays for a search (:mod:`schedsearch.mix.cuts`)
     mix = Mix("t", TARGET.name, (Request("p0", QWEN, "prefill", 80, 0),
                                  Request("d0", QWEN, "decode", 1, 16)))
     whole = mix_problem(mix, TARGET, None, 100_000)
     fused: list[int | None] = []
-    cost = [limit / 10]
+    kernel_cost, fused_cost = [0.0], [limit]
 
     def search(problem, target, grant):
         if len(problem.tasks) == 1:
-            clock.now += cost[0]
+            clock.now += kernel_cost[0]
         else:
             fused.append(len(problem.ops))
+            clock.now += fused_cost[0]
         return listed(problem, target)
 
     runs = run_policies(whole, TARGET, search, SolveOptions(time_limit=limit,
@@ -97,9 +103,39 @@ def test_chunkings_not_yet_searched_are_skipped_once_the_time_is_spent(
     assert "not searched, the time limit being spent: prefill in chunks of 64" in note
     assert all(t.chunk is None or "kernels" in t.label or "policy" in t.label
                for t in runs["searched"].tried)
-    fused.clear()  # reproducible: every chunking is searched, past the wall net too
-    clock.now, cost[0] = 1000.0, limit
+    fused.clear()
+    clock.now, kernel_cost[0], fused_cost[0] = 1000.0, limit, 0.0
     run_policies(whole, TARGET, search, SolveOptions(time_limit=limit, reproducible=True),
                  100_000, allotment=Allotment.start(limit, reproducible=True, begin=1000.0))
     assert len(fused) == 2
-    assert clock.now - 1000.0 > 9 * limit  # the reproducible wall net (8 limits + 1 s)
+    assert clock.now - 1000.0 > WALL_SLACK * limit + WALL_GRACE  # past the wall net
+
+
+def test_a_fused_candidate_whose_grant_cannot_pay_for_its_list_schedule_is_not_built(
+        clock: FakeClock) -> None:
+    """Kernels that overrun (each "takes" a tenth of the limit) leave the fused searches
+    no wall time: the whole prefills are not built either (their grant is below even the
+    list schedule's cost), the note says so, and ``searched`` keeps a legal kernel
+    schedule."""
+    limit = 100.0
+    mix = Mix("t", TARGET.name, (Request("p0", QWEN, "prefill", 80, 0),
+                                 Request("d0", QWEN, "decode", 1, 16)))
+    whole = mix_problem(mix, TARGET, None, 100_000)
+    fused: list[int] = []
+
+    def search(problem, target, grant):
+        if len(problem.tasks) == 1:
+            clock.now += limit / 10
+        else:
+            fused.append(len(problem.ops))
+        return listed(problem, target)
+
+    runs = run_policies(whole, TARGET, search, SolveOptions(time_limit=limit,
+                                                            reproducible=False),
+                        100_000, allotment=Allotment.start(limit, reproducible=False))
+    assert fused == []
+    note = runs["searched"].note
+    assert ("not built, its part of the time limit not paying even for the list schedule: "
+            "whole prefills") in note
+    assert "not searched, the time limit being spent: prefill in chunks of 64" in note
+    assert verify(schedule_to_dict(runs["searched"].schedule)).legal
