@@ -131,19 +131,19 @@ def _guarded(argv: list[str] | None, started: float) -> int:
 
 
 @contextmanager
-def _imports_uncollected() -> Iterator[None]:
-    """Import a command's libraries with the cycle collector paused, then move what they
-    built (modules, classes, functions: alive until the process ends) out of its reach
-    (:func:`gc.freeze`): collections during the imports took 0.1-0.2 s of a search
-    command's 1.0-1.3 s of imports, and every later full collection walked them again.
-    Frozen once per process (a process that runs several commands, a test session,
-    freezes what was alive at the first)."""
+def _imports_uncollected(freeze: bool) -> Iterator[None]:
+    """Import a command's libraries with the cycle collector paused and, in a process of
+    its own (``freeze``), move what they built (modules, classes, functions: alive until
+    the process ends) out of its reach (:func:`gc.freeze`): collections during the
+    imports took 0.1-0.2 s of a search command's 1.0-1.3 s of imports, and every later
+    full collection walked them again. A caller's process (``main(argv)`` from Python, a
+    test session) is not frozen: what it holds is its own."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if not gc.get_freeze_count():
+        if freeze and not gc.get_freeze_count():
             gc.freeze()
         if enabled:
             gc.enable()
@@ -153,7 +153,7 @@ def _run(argv: list[str] | None, started: float) -> int:
     words = sys.argv[1:] if argv is None else argv
     # Only the named command's module is imported: each pulls in its own heavy libraries
     # (OR-Tools, SciPy, Matplotlib), which would otherwise cost every command seconds.
-    with _imports_uncollected():
+    with _imports_uncollected(freeze=argv is None):
         if words and words[0] in COMMANDS:
             study = words[1] if len(words) > 1 and words[1] in STUDIES.get(words[0],
                                                                              ()) else None
