@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from ortools.sat.python import cp_model
 
-from schedsearch.engine.cpsat.model import Built, build, solve_built, whole_problem
+from schedsearch.engine.cpsat.model import Built, build, solve_built, solve_each, whole_problem
 from schedsearch.engine.cpsat.variables import Incumbent
 from schedsearch.engine.fallback import construct
 from schedsearch.engine.hazards import build_dag
@@ -38,6 +38,28 @@ def test_tiny_problem_is_solved_to_optimality() -> None:
     assert outcome.status == "OPTIMAL"
     # ldA and ldB in parallel (fast + slow mode fit the budget), mm, store.
     assert outcome.objective == 20 + 20 + 10
+
+
+def test_solve_each_hands_its_linearization_level_to_every_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    levels: list[int] = []
+    real = cp_model.CpSolver.solve
+
+    def solve(self: cp_model.CpSolver, *args, **kwargs):  # type: ignore[no-untyped-def]
+        levels.append(self.parameters.linearization_level)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(cp_model.CpSolver, "solve", solve)
+    inst = build_instance(gemm_problem(blocks=1, k_steps=1), target(capacity=1 << 16))
+    dag = build_dag(inst)
+    inc = Incumbent.of(inst, dag, construct(inst, dag))
+    built = [build(inst, dag, inc, whole_problem(dag, inc), 0, inc.makespan) for _ in (0, 1)]
+    outcomes = solve_each(built, TimeBudget.start(30), work=1.0, seeds=[0, 1],
+                          linearization=0)
+    assert levels == [0, 0]
+    assert [outcome.objective for outcome in outcomes] == [50, 50]
+    solve_each(built[:1], TimeBudget.start(30), work=1.0, seeds=[0])
+    assert levels[-1] == cp_model.CpSolver().parameters.linearization_level  # the default
 
 
 @pytest.mark.slow

@@ -31,9 +31,9 @@ def fake_runs(monkeypatch: pytest.MonkeyPatch, start: Solution,
     calls are recorded."""
     calls: list[dict[str, Any]] = []
 
-    def solve_each(builts, budget, *, work, seeds, on_objective=None):  # type: ignore[no-untyped-def]
+    def solve_each(builts, budget, *, work, seeds, on_objective=None, linearization=None):  # type: ignore[no-untyped-def]
         calls.append({"hints": [b.inc.solution for b in builts], "seeds": seeds,
-                      "work": work})
+                      "work": work, "linearization": linearization})
         outcomes = []
         for built in builts:
             flip = built.inc.solution != start
@@ -68,6 +68,12 @@ def test_the_members_alternate_directions_from_the_mirrored_one_on_the_whole_bud
     (call,) = calls
     assert call["hints"] == [mirrored(inst, start), start, mirrored(inst, start)]
     assert call["seeds"] == portfolio_seeds(0, 3) and call["work"] == 5.0
+
+
+def test_the_side_by_side_runs_search_without_the_lp_relaxation(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    *_, calls = run(monkeypatch, {True: ("FEASIBLE", 0, 5), False: ("FEASIBLE", 0, 5)})
+    assert [call["linearization"] for call in calls] == [0]
 
 
 @pytest.mark.parametrize("shorter", [True, False])

@@ -217,12 +217,13 @@ class _Run:
 def _run(built: Built, seed: int, conflicts: int, wall: float,
          on_objective: Callable[[int], None] | None, first: bool = False,
          solvers: interrupt.Solvers | None = None, threads: int = 1,
-         keep: bool = False) -> _Run:
+         keep: bool = False, linearization: int | None = None) -> _Run:
     """Solve ``built`` with one sequential worker (the reproducible configuration, see the
     module docstring; ``threads`` > 1 runs CP-SAT's own parallel search instead, which
     does not repeat), stopping after ``conflicts`` conflicts or ``wall`` seconds, or at
     the first solution with ``first``, or when ``solvers`` is stopped (SIGINT/SIGTERM:
-    CP-SAT's own SIGINT catching stays off, see :mod:`schedsearch.engine.interrupt`)."""
+    CP-SAT's own SIGINT catching stays off, see :mod:`schedsearch.engine.interrupt`).
+    ``linearization`` is CP-SAT's ``linearization_level`` (its default if None)."""
     solver = cp_model.CpSolver()
     if solvers is not None:
         solvers.add(solver)
@@ -234,6 +235,8 @@ def _run(built: Built, seed: int, conflicts: int, wall: float,
     params.max_number_of_conflicts = conflicts
     params.max_time_in_seconds = max(wall, 0.001)
     params.stop_after_first_solution = first
+    if linearization is not None:
+        params.linearization_level = linearization
     watcher = _Watcher(on_objective, built if keep else None) \
         if on_objective or keep else None
     try:
@@ -268,7 +271,8 @@ def conflict_cost(built: Built) -> float:
 
 def _parallel(jobs: list[tuple[Built, int]], budget: TimeBudget, work: float,
               on_objective: Callable[[int], None] | None, first: bool = False,
-              threads: int = 1, keep: bool = False) -> list[_Run]:
+              threads: int = 1, keep: bool = False,
+              linearization: int | None = None) -> list[_Run]:
     """Run each ``(model, seed)`` in a thread of its own, side by side.
 
     ``CpSolver.solve`` releases the GIL (measured: a Python loop keeps running while a
@@ -285,7 +289,7 @@ def _parallel(jobs: list[tuple[Built, int]], budget: TimeBudget, work: float,
     solvers = interrupt.Solvers()
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         futures = [pool.submit(_run, built, seed, cap, wall, on_objective, first, solvers,
-                               threads, keep)
+                               threads, keep, linearization)
                    for (built, seed), cap in zip(jobs, caps, strict=True)]
         runs = solvers.join(futures)
     budget.charge(max(min(run.conflicts, cap) * cost
@@ -332,11 +336,13 @@ def solve_built(built: Built, budget: TimeBudget, *, work: float, seed: int, wor
 
 
 def solve_each(builts: list[Built], budget: TimeBudget, *, work: float,
-               seeds: list[int], on_objective: Callable[[int], None] | None = None
-               ) -> list[Outcome]:
-    """Several models (LNS windows, say), one single-worker run each, in parallel."""
+               seeds: list[int], on_objective: Callable[[int], None] | None = None,
+               linearization: int | None = None) -> list[Outcome]:
+    """Several models (LNS windows, say), one single-worker run each, in parallel;
+    ``linearization`` is CP-SAT's ``linearization_level`` for each (its default if None)."""
     begin = time.perf_counter()
-    runs = _parallel(list(zip(builts, seeds, strict=True)), budget, work, on_objective)
+    runs = _parallel(list(zip(builts, seeds, strict=True)), budget, work, on_objective,
+                     linearization=linearization)
     wall = time.perf_counter() - begin
     return [Outcome(status=run.status, solution=run.solution, objective=run.objective,
                     bound=run.bound, wall_s=wall, cut=run.cut) for run in runs]
