@@ -17,12 +17,10 @@ Wherever a workload file is accepted, the name of a bundled example is accepted 
 
 from __future__ import annotations
 
-import gc
 import math
 import re
 import tomllib
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
@@ -37,6 +35,7 @@ from models.formats import (
     problem_from_dict,
     read_target_file,
 )
+from models.heap import cycles_uncollected
 from models.jsonio import MAX_DEPTH, json_path, load_json_file, parse_json_text
 from models.ops import KINDS
 from models.ops.builder import ProblemBuilder
@@ -236,22 +235,6 @@ def op_count(workload: Workload, target: Target) -> int:
     return sum(KINDS[task.kind].op_count(task.params, model) for task in workload.tasks)
 
 
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Python's cycle collector paused for the duration (restored as it was): tiling
-    allocates tens of objects per op and frees none in cycles, yet each collection walks
-    the whole growing heap; on a 10,000-op layer the collections took about half of
-    tiling's time (``python benchmarks/bench_prepare.py``). Reference counting still frees
-    everything as usual."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def tile(workload: Workload, target: Target, max_ops: int = MAX_OPS) -> Problem:
     """Tile every task into ops on ``target``; the problem's ``meta.target`` names it.
 
@@ -269,7 +252,7 @@ def tile(workload: Workload, target: Target, max_ops: int = MAX_OPS) -> Problem:
     model = cost_model(target)
     builder = ProblemBuilder(target, model, workload.source)
     paths = {}
-    with _no_cycle_collection():
+    with cycles_uncollected():
         for i, task in enumerate(workload.tasks):
             paths[task.name] = builder.path = json_path("$.tasks", i)
             KINDS[task.kind].build(builder, task.name, task.params)

@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 
 from models.formats import Problem, Schedule, Target
+from models.heap import cycles_uncollected
 from schedsearch.allotment import Grant
 from schedsearch.engine.bounds.lower import energy_relaxation
 from schedsearch.engine.fallback import construct
@@ -35,7 +36,6 @@ from schedsearch.engine.instance import build_instance
 from schedsearch.engine.portfolio import priced_modes
 from schedsearch.engine.solution import to_schedule
 from schedsearch.engine.timebudget import TimeBudget
-from schedsearch.mix.heap import cycles_uncollected
 
 __all__ = ["Cuts", "search_cost", "list_cost", "scoring_cost", "list_schedule_only"]
 

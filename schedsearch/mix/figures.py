@@ -28,7 +28,7 @@ import numpy as np
 from checker import verify
 from checker.report import Report
 from models.formats import Schedule, schedule_to_dict
-from schedsearch.mix.heap import cycles_uncollected
+from models.heap import cycles_uncollected
 from schedsearch.mix.policies import PolicyRun, Tried, request_ends, total
 
 __all__ = ["RequestFigures", "PolicyFigures", "check", "score", "score_all", "percentile"]

@@ -54,6 +54,7 @@ from dataclasses import dataclass, replace
 
 from models.cost import overheads
 from models.formats import Problem, Schedule, Target
+from models.heap import cycles_uncollected
 from models.requests import MixProblem, Part, chunkable, mix_problem
 from schedsearch.allotment import Allotment, Grant
 from schedsearch.engine.deadlines import (
@@ -66,7 +67,6 @@ from schedsearch.engine.deadlines import (
 )
 from schedsearch.engine.slicing import cross_task_edges
 from schedsearch.mix.cuts import Cuts, list_cost, list_schedule_only, scoring_cost, search_cost
-from schedsearch.mix.heap import cycles_uncollected
 from schedsearch.mix.kernels import KernelCache, MixKernels
 from schedsearch.paths import SolveOptions, cross_task_event_edges, separate_kernels
 from schedsearch.wording import counted
