@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from enum import Enum
 
 from models.formats import Problem, Schedule, Target
 from models.heap import cycles_uncollected
@@ -37,7 +38,7 @@ from schedsearch.engine.portfolio import priced_modes
 from schedsearch.engine.solution import to_schedule
 from schedsearch.engine.timebudget import TimeBudget
 
-__all__ = ["Cuts", "search_cost", "list_cost", "scoring_cost", "list_schedule_only"]
+__all__ = ["Cuts", "FusedCut", "search_cost", "list_cost", "scoring_cost", "list_schedule_only"]
 
 #: What a search pays before its grant counts, per search and per op (seconds): measured
 #: 10-70 ms on the bench mix's kernels of 3-216 ops, 1.1-1.5 s on its fused problems of
@@ -84,11 +85,17 @@ def list_schedule_only(problem: Problem, target: Target, grant: Grant, *,
                                                 "pay for the bound and a search"})
 
 
+class FusedCut(Enum):
+    """What the time limit did to a fused candidate."""
+
+    LISTED = "list schedule only"
+    SKIPPED = "not built"
+
+
 @dataclass(slots=True)
 class Cuts:
     """What the time limit cut: the content keys of the kernels given the list schedule
-    only, and per fused candidate (by label) ``"listed"`` (the list schedule only) or
-    ``"skipped"`` (not built)."""
+    only, and per fused candidate (by label) how it was cut."""
 
     listed_kernels: set[str] = field(default_factory=set)
-    fused: dict[str, str] = field(default_factory=dict)
+    fused: dict[str, FusedCut] = field(default_factory=dict)

@@ -66,7 +66,14 @@ from schedsearch.engine.deadlines import (
     unmeetable_groups,
 )
 from schedsearch.engine.slicing import cross_task_edges
-from schedsearch.mix.cuts import Cuts, list_cost, list_schedule_only, scoring_cost, search_cost
+from schedsearch.mix.cuts import (
+    Cuts,
+    FusedCut,
+    list_cost,
+    list_schedule_only,
+    scoring_cost,
+    search_cost,
+)
 from schedsearch.mix.kernels import KernelCache, MixKernels
 from schedsearch.paths import SolveOptions, cross_task_event_edges, separate_kernels
 from schedsearch.wording import counted
@@ -407,12 +414,12 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
         weight = fused_weight / 2 if per_request else fused_weight
         grant = allotment.grant(weight)
         if not per_request and grant.time_limit < list_cost(mp.problem):
-            cuts.fused[label] = "skipped"  # (deadlines: the per-request search needs it)
+            cuts.fused[label] = FusedCut.SKIPPED  # (deadlines: the per-request search needs it)
             continue
         schedule, listed = _searched_or_listed(mp.problem, target, search, grant,
                                                reproducible)
         if listed:
-            cuts.fused[label] = "listed"
+            cuts.fused[label] = FusedCut.LISTED
             label += " (list schedule only)"
         candidates.append((label, _fused(mp, schedule, target)))
         if per_request:
@@ -438,11 +445,11 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
     listed = "; ".join(f"{t.label} {t.makespan}" for t in tried)
     if skipped:
         listed += f"; not searched, the time limit being spent: {', '.join(skipped)}"
-    cut = [what for what, how in cuts.fused.items() if how == "skipped"]
+    cut = [what for what, how in cuts.fused.items() if how is FusedCut.SKIPPED]
     if cut:
         listed += (f"; not built, its part of the time limit not paying even for the list "
                    f"schedule: {', '.join(cut)}")
-    if any(how == "listed" for how in cuts.fused.values()):
+    if any(how is FusedCut.LISTED for how in cuts.fused.values()):
         listed += ("; list schedule only: the bound and the search skipped, their part "
                    "of the time limit not paying for them")
     runs["searched"] = replace(best, note=f"kept {label} (tried: {listed})", tried=tried)
