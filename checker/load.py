@@ -180,34 +180,31 @@ def _kind(value: Any) -> str:
 
 
 def _fast_box(value: Any, shape: tuple[int, ...] | None = None) -> Box | None:
-    """The box if ``value`` is a well-formed one (inside a tensor of ``shape``, if given:
+    """``value`` itself if it is a well-formed box (inside a tensor of ``shape``, if given:
     same rank, ``0 <= lo`` and ``hi <= extent``), else ``None`` (the slow path says why).
 
     The fast checks here and below build no JSON paths: paths are made only for errors.
-    Each dimension is looked at once (a box of rank 64 has 64 of them).
+    The box is not copied (the model keeps the document's own lists: a box of rank 64 as
+    64 tuples was 0.7 GB at 64k ops), and each dimension is looked at once: unpacking
+    ``(lo, hi)`` fails on anything but a pair, and the pair must hold two integers.
     """
     if type(value) is not list:
         return None
-    box = []
-    if shape is None:
-        for dim in value:
-            if type(dim) is not list or len(dim) != 2:
-                return None
-            lo, hi = dim
-            if type(lo) is not int or type(hi) is not int or not MIN_INT <= lo < hi <= MAX_INT:
-                return None
-            box.append((lo, hi))
-        return tuple(box)
-    if len(value) != len(shape):
+    try:
+        if shape is None:
+            for lo, hi in value:
+                if type(lo) is not int or type(hi) is not int or \
+                        not MIN_INT <= lo < hi <= MAX_INT:
+                    return None
+        elif len(value) != len(shape):
+            return None
+        else:
+            for (lo, hi), extent in zip(value, shape):  # noqa: B905 - lengths compared
+                if type(lo) is not int or type(hi) is not int or not 0 <= lo < hi <= extent:
+                    return None
+    except (TypeError, ValueError):  # a dimension that is not a pair
         return None
-    for dim, extent in zip(value, shape):  # noqa: B905 - the lengths were just compared
-        if type(dim) is not list or len(dim) != 2:
-            return None
-        lo, hi = dim
-        if type(lo) is not int or type(hi) is not int or not 0 <= lo < hi <= extent:
-            return None
-        box.append((lo, hi))
-    return tuple(box)
+    return value
 
 
 def _fast_counts(value: Any, known: dict[str, int], minimum: int) -> bool:
@@ -313,10 +310,12 @@ class _Builder:
 
     def box(self, section: str, value: Any, path: str, **names: tuple[str, ...]) -> Box:
         fast = _fast_box(value)
-        if fast is not None:
-            return fast
+        return fast if fast is not None else self.checked_box(section, value, path, **names)
+
+    def checked_box(self, section: str, value: Any, path: str,
+                    **names: tuple[str, ...]) -> Box:
+        """:meth:`box` with a JSON path for each fault (the slow path)."""
         dims = self.array(section, value, path, **names)
-        box = []
         for i, dim in enumerate(dims):
             if type(dim) is not list or len(dim) != 2:
                 raise self.fail(section, _key(path, i), "an interval is [lo, hi)", **names)
@@ -325,8 +324,7 @@ class _Builder:
             if hi <= lo:
                 raise self.fail(section, _key(path, i), f"interval [{lo}, {hi}) is empty "
                                 "(need lo < hi)", **names)
-            box.append((lo, hi))
-        return tuple(box)
+        return dims
 
     def tensor_box(self, section: str, tensor: str, value: Any, path: str,
                    **names: tuple[str, ...]) -> Box:
@@ -334,7 +332,13 @@ class _Builder:
         box = _fast_box(value, shape)
         if box is not None:
             return box
-        box = self.box(section, value, path, **names)
+        return self.checked_tensor_box(section, tensor, value, path, **names)
+
+    def checked_tensor_box(self, section: str, tensor: str, value: Any, path: str,
+                           **names: tuple[str, ...]) -> Box:
+        """:meth:`tensor_box` with a JSON path for each fault (the slow path)."""
+        shape = self.model.tensors[tensor].shape
+        box = self.checked_box(section, value, path, **names)
         if len(box) != len(shape):
             raise self.fail(section, path, f"box has rank {len(box)} but tensor {tensor!r} "
                             f"has rank {len(shape)}", **names)

@@ -8,6 +8,7 @@ can tell that it would be judging an incomplete picture and stand aside.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,8 +17,11 @@ __all__ = [
     "Task", "Buffer", "BufferPlacement", "Memory", "Model", "SECTIONS",
 ]
 
-#: A box: one half-open ``(lo, hi)`` interval per dimension.
-Box = tuple[tuple[int, int], ...]
+#: A box: one half-open ``(lo, hi)`` interval per dimension. The loader keeps the
+#: document's own lists (``[[lo, hi], ...]``, never modified); boxes the rules derive
+#: (clipped boxes, gaps) are tuples. Code reading boxes indexes and unpacks them only,
+#: and turns them into tuples where it needs to hash or order them.
+Box = Sequence[Sequence[int]]
 
 #: Sections a rule may need whole; :attr:`Model.intact` holds those without FORMAT faults.
 SECTIONS = frozenset({

@@ -32,11 +32,12 @@ def check_outputs(m: Model) -> list[Violation]:
             else:
                 writes[access.tensor].append((name, op.task, access.box))
     # a task writing a whole tensor asks clauses 1 and 2 the same question: answer it once
-    answers: dict[tuple[Box, tuple[int, ...]], Partition] = {}
+    answers: dict[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]], Partition] = {}
 
     def partition_of(region: Box, boxes: list[Box], corners: np.ndarray | None = None
                      ) -> Partition:
-        key = (region, tuple(map(id, boxes)))  # the model's boxes: alive, so ids are unique
+        # the model's boxes are alive, so their ids are unique; a region may be a list
+        key = (tuple(map(tuple, region)), tuple(map(id, boxes)))
         if key not in answers:
             answers[key] = partition(region, boxes, corners)
         return answers[key]

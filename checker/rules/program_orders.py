@@ -415,7 +415,7 @@ def ddr_needs(m: Model) -> Iterator[Need]:
         if writes in (0, len(accesses)):
             continue  # only reads, or only writes: no pair to order
         axis = _sweep_axis([box for _, box, _ in accesses])
-        items = sorted(((box[axis] if box else (0, 1)), write, name, box)
+        items = sorted((tuple(box[axis]) if box else (0, 1), write, name, box)
                        for name, box, write in accesses)
         live_writes: list[tuple[tuple[int, int], int, str, Box]] = []
         live_reads: list[tuple[tuple[int, int], int, str, Box]] = []
@@ -444,4 +444,4 @@ def _sweep_axis(boxes: list[Box]) -> int:
     # a column whose intervals all equal its first has one; only the others are hashed
     # (an output of shape [n] + [1] * 63 has one such column, not 64)
     return max(range(len(columns)), key=lambda k: 1 if columns[k].count(columns[k][0]) ==
-               len(boxes) else len(set(columns[k])))
+               len(boxes) else len(set(map(tuple, columns[k]))))

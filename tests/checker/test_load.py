@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import checker
 from checker.load import UnusableInput, build_model, parse_json, read_json
+from tests.fuzz._budget import examples
 
 from .schedules import legal
 
@@ -251,3 +252,85 @@ def test_junk_anywhere_gives_a_report_or_unusable_input(data: st.DataObject) -> 
     except UnusableInput:
         return
     assert all(v.code in checker.CODES for v in report.violations)
+
+
+# ----------------------------------------------------------------------------- boxes
+_EDGES = st.sampled_from([-1, 0, 10, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1])
+_JUNK_PART = st.one_of(_EDGES, st.sampled_from([True, False, 0.5, 1.0, "1", None]),
+                       st.lists(st.integers(0, 2), max_size=2))
+_JUNK_DIM = st.one_of(st.lists(_JUNK_PART, max_size=3), st.just("01"),
+                      st.dictionaries(st.sampled_from("ab"), st.integers(0, 3), max_size=2),
+                      _JUNK_PART)
+
+
+def _spoiled_box(data: st.DataObject, shape: list[int]) -> Any:
+    """A well-formed box inside ``shape``, then (mostly) one thing spoiled."""
+    box: list[Any] = []
+    for extent in shape:
+        lo = data.draw(st.integers(0, extent - 1))
+        box.append([lo, data.draw(st.integers(lo + 1, extent))])
+    spoil = data.draw(st.sampled_from(["none", "part", "edge", "empty", "dim", "rank",
+                                       "whole"]))
+    if spoil == "edge" and box:
+        box[data.draw(st.integers(0, len(box) - 1))][data.draw(st.integers(0, 1))] = \
+            data.draw(_EDGES)
+    elif spoil == "empty" and box:
+        dim = box[data.draw(st.integers(0, len(box) - 1))]
+        dim[1] = dim[0]
+    elif spoil == "part" and box:
+        dim = data.draw(st.integers(0, len(box) - 1))
+        box[dim][data.draw(st.integers(0, 1))] = data.draw(_JUNK_PART)
+    elif spoil == "dim" and box:
+        box[data.draw(st.integers(0, len(box) - 1))] = data.draw(_JUNK_DIM)
+    elif spoil == "rank":
+        box = box[1:] if box and data.draw(st.booleans()) else [*box, [0, 1]]
+    elif spoil == "whole":
+        box = data.draw(st.one_of(_JUNK_PART, st.just({})))
+    return box
+
+
+def _readers_agree(value: Any, shape: list[int], inside: bool) -> None:
+    """The fast reader takes ``value`` exactly when the path-building one finds no fault
+    (as a box of any rank, or inside a tensor of ``shape``), and keeps the same list."""
+    from checker.load import _Bad, _Builder, _fast_box
+    from checker.model import Tensor
+
+    builder = _Builder()
+    builder.model.tensors["T"] = Tensor(tuple(shape), "output")
+    try:
+        slow = builder.checked_tensor_box("ops", "T", value, "$.b") if inside else \
+            builder.checked_box("ops", value, "$.b")
+    except _Bad:
+        slow = None
+    fast = _fast_box(value, tuple(shape) if inside else None)
+    assert fast is slow
+    assert (fast is None) == bool(builder.violations)
+    assert fast is None or fast is value
+
+
+@settings(max_examples=examples(20))  # cheap: a few microseconds per example
+@given(data=st.data(), shape=st.lists(st.integers(1, 9), max_size=4), inside=st.booleans())
+def test_fast_box_reader_agrees_with_the_path_building_one(data: st.DataObject,
+                                                           shape: list[int],
+                                                           inside: bool) -> None:
+    _readers_agree(_spoiled_box(data, shape), shape, inside)
+
+
+@pytest.mark.parametrize("value", [
+    [[3, 2**63 - 1]], [[3, 2**63]], [[-(2**63), 0]], [[-(2**63) - 1, 0]], [[0, 1.5]],
+    [[True, 2]], [[0, True]], [[2, 2]], [[0, 1], [0, 1, 2]], [[0, 1], [5]], [[0, 1], 7],
+    [[0, 1], "01"], [{"a": 0, "b": 1}], [], [[0, 8], [0, 9]], [[0, 8]], [[0, 8], [0, 9], [0, 1]],
+])
+@pytest.mark.parametrize("inside", [False, True])
+def test_fast_box_reader_at_the_edges(value: Any, inside: bool) -> None:
+    _readers_agree(value, [8, 9], inside)
+
+
+def test_the_model_keeps_the_documents_boxes() -> None:
+    """No box is copied (a box of rank 64 as 64 tuples was most of the memory)."""
+    doc = legal()
+    model, violations = build_model(doc)
+    assert not violations
+    ld = doc["problem"]["ops"]["ld"]
+    assert model.ops["ld"].tensor_reads[0].box is ld["reads"][0]["box"]
+    assert model.tasks["g0"].space is doc["problem"]["tasks"]["g0"]["space"]
