@@ -13,16 +13,17 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 from heapq import heappop, heappush
-from itertools import chain, product
+from itertools import chain, cycle, product
 from math import prod
+from operator import itemgetter, ne
 
 import numpy as np
 
 from checker.intervals import LiveIntervals
 from checker.model import Box
 
-__all__ = ["GRID_CELLS", "GRID_RANK", "Partition", "volume", "inside", "clip", "clip_all", "show",
-           "partition", "latest_writes"]
+__all__ = ["GRID_CELLS", "GRID_RANK", "READ_WHOLE_RANK", "Partition", "Corners", "volume",
+           "inside", "clip", "clip_all", "corners_of", "show", "partition", "latest_writes"]
 
 #: Largest compressed grid built in memory (cells); beyond it the sweep is used.
 GRID_CELLS = 1 << 22
@@ -52,28 +53,38 @@ def clip(box: Box, region: Box) -> Box | None:
     return out if all(lo < hi for lo, hi in out) else None
 
 
-def clip_all(boxes: list[Box], region: Box) -> tuple[list[Box | None], np.ndarray]:
+@dataclass(slots=True)
+class Corners:
+    """Some boxes' bounds along ``axes`` of their region, as an array ``[box, axis, (lo,
+    hi)]``; along the region's other axes every one of these boxes is the region's own
+    interval (:func:`corners_of`)."""
+
+    axes: list[int]
+    values: np.ndarray
+
+
+def clip_all(boxes: list[Box], region: Box) -> tuple[list[Box | None], Corners]:
     """Each box (of ``region``'s rank) clipped to ``region`` as :func:`clip` does, and the
-    corners (:func:`_corners`) of the clipped boxes that are not ``None``, in order.
+    corners (:func:`corners_of`) of the clipped boxes that are not ``None``, in order.
 
     One NumPy test finds the boxes already inside (every box of a legal tiling): they are
     returned as they are, and only the others are clipped in Python. A box of rank 64 is
     128 numbers; comparing them one by one in Python was most of COVERAGE and OUTPUT.
     """
-    rank = len(region)
-    corners = _corners(boxes, rank)
-    if not boxes or rank == 0:
+    corners = corners_of(boxes, region)
+    if not boxes or not corners.axes:
         return list(boxes), corners
-    region_lo = np.array([r[0] for r in region], dtype=np.int64)
-    region_hi = np.array([r[1] for r in region], dtype=np.int64)
-    within = ((corners[:, :, 0] >= region_lo) & (corners[:, :, 1] <= region_hi)).all(axis=1)
+    region_lo, region_hi = _bounds(region, corners.axes)
+    values = corners.values
+    within = ((values[:, :, 0] >= region_lo) & (values[:, :, 1] <= region_hi)).all(axis=1)
     if within.all():
         return list(boxes), corners
     parts: list[Box | None] = list(boxes)
     for i in np.flatnonzero(~within).tolist():
         parts[i] = clip(boxes[i], region)
     kept = [part for part in parts if part is not None]
-    return parts, _corners(kept, rank)
+    # clipping a box to the region changes none of the intervals that equal the region's
+    return parts, Corners(corners.axes, _read(kept, corners.axes, len(region)))
 
 
 def intersects(a: Box, b: Box) -> bool:
@@ -163,17 +174,57 @@ def _live_partner(live: LiveIntervals, boxes: list[Box], box: Box, b: int) -> in
     return found
 
 
-def _corners(boxes: list[Box], rank: int) -> np.ndarray:
-    """The boxes as an array ``[box, axis, (lo, hi)]`` (flattened first: NumPy reads a
-    flat iterator of ints far faster than nested tuples)."""
-    flat = chain.from_iterable(chain.from_iterable(boxes))
-    return np.fromiter(flat, np.int64, 2 * rank * len(boxes)).reshape(len(boxes), rank, 2)
+#: Boxes of at most this rank are read whole: comparing each interval with the region's
+#: first would cost about what reading it costs.
+READ_WHOLE_RANK = GRID_RANK
+
+
+def corners_of(boxes: list[Box], region: Box) -> Corners:
+    """The corners of ``boxes`` (each of ``region``'s rank) along the axes where any of
+    them may differ from ``region``.
+
+    Past :data:`READ_WHOLE_RANK`, each interval is first compared whole with the
+    region's, in C (``list != list``, no number taken out of either): an output of shape
+    ``[n] + [1] * 63`` split along its first axis then reads 2 numbers per box, not 128.
+    The comparison is exact where it says "equal"; an interval of another type than the
+    region's list (a tuple) compares unequal and is read, which is only slower.
+    """
+    rank = len(region)
+    axes = list(range(rank))
+    if rank > READ_WHOLE_RANK and boxes:
+        intervals = [list(interval) for interval in region]
+        differ = np.fromiter(map(ne, chain.from_iterable(boxes), cycle(intervals)), bool,
+                             rank * len(boxes)).reshape(len(boxes), rank)
+        axes = np.flatnonzero(differ.any(axis=0)).tolist()
+    return Corners(axes, _read(boxes, axes, rank))
+
+
+def _read(boxes: list[Box], axes: list[int], rank: int) -> np.ndarray:
+    """The bounds of ``boxes`` along ``axes`` as an array ``[box, axis, (lo, hi)]``
+    (flattened first: NumPy reads a flat iterator of ints far faster than nested lists)."""
+    if len(axes) == rank:
+        flat = chain.from_iterable(chain.from_iterable(boxes))
+    elif len(axes) == 1:
+        flat = chain.from_iterable(map(itemgetter(axes[0]), boxes))
+    elif axes:
+        flat = chain.from_iterable(chain.from_iterable(map(itemgetter(*axes), boxes)))
+    else:
+        flat = iter(())
+    return np.fromiter(flat, np.int64, 2 * len(axes) * len(boxes)).reshape(
+        len(boxes), len(axes), 2)
+
+
+def _bounds(region: Box, axes: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The region's lower and upper bounds along ``axes``."""
+    return (np.array([region[k][0] for k in axes], dtype=np.int64),
+            np.array([region[k][1] for k in axes], dtype=np.int64))
 
 
 def _grid(boxes: list[Box] | np.ndarray, region: Box
           ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """Per-dimension cut points and each box's cell index range on the compressed grid."""
-    corners = boxes if isinstance(boxes, np.ndarray) else _corners(boxes, len(region))
+    rank = len(region)
+    corners = boxes if isinstance(boxes, np.ndarray) else _read(boxes, list(range(rank)), rank)
     lo, hi = corners[:, :, 0], corners[:, :, 1]
     cuts = [np.unique(np.concatenate([lo[:, k], hi[:, k], np.array(region[k], np.int64)]))
             for k in range(len(region))]
@@ -182,26 +233,16 @@ def _grid(boxes: list[Box] | np.ndarray, region: Box
     return cuts, ilo, ihi
 
 
-def _varying_axes(region: Box, corners: np.ndarray) -> list[int]:
-    """The axes along which some box does not span the whole region. Along the others
-    every box is the region's full extent, so they change nothing about a partition: an
-    output tensor of shape ``[1] * 20`` is a problem of rank 0."""
-    lo, hi = corners[:, :, 0], corners[:, :, 1]
-    region_lo = np.array([r[0] for r in region], dtype=np.int64)
-    region_hi = np.array([r[1] for r in region], dtype=np.int64)
-    full = (lo == region_lo) & (hi == region_hi)
-    return np.flatnonzero(~full.all(axis=0)).tolist()
-
-
-def partition(region: Box, boxes: list[Box], corners: np.ndarray | None = None) -> Partition:
+def partition(region: Box, boxes: list[Box], corners: Corners | None = None) -> Partition:
     """Check that ``boxes`` (each inside ``region``) cover every point of it exactly once;
-    ``corners`` is theirs (:func:`_corners`) if the caller already has them.
+    ``corners`` is theirs (:func:`corners_of`) if the caller already has them.
 
-    Empty boxes cover nothing, and axes every box spans whole are set aside. Then the
-    compressed grid counts coverage when it is small (at most :data:`GRID_RANK` axes and
-    :data:`GRID_CELLS` entries, since its difference array costs ``2^rank`` updates per
-    box); otherwise a sweep finds overlaps and, without them, the volumes tell whether
-    anything is uncovered.
+    Empty boxes cover nothing, and axes every box spans whole are set aside (an output
+    of shape ``[1] * 20`` is a problem of rank 0). Then the compressed grid counts
+    coverage when it is small (at most :data:`GRID_RANK` axes and :data:`GRID_CELLS`
+    entries, since its difference array costs ``2^rank`` updates per box); otherwise a
+    sweep finds overlaps and, without them, the volumes tell whether anything is
+    uncovered.
     """
     if volume(region) == 0:
         return Partition([], False, None)
@@ -209,19 +250,25 @@ def partition(region: Box, boxes: list[Box], corners: np.ndarray | None = None) 
         return Partition([(i, 0) for i in range(1, len(boxes))], not boxes,
                          region if not boxes else None)
     if corners is None:
-        corners = _corners(boxes, len(region))
-    ids = np.flatnonzero((corners[:, :, 0] < corners[:, :, 1]).all(axis=1)).tolist()
+        corners = corners_of(boxes, region)
+    # along the axes not read, every box is the region's interval: not empty, and whole
+    values = corners.values
+    ids = np.flatnonzero((values[:, :, 0] < values[:, :, 1]).all(axis=1)).tolist()
     if not ids:
         return Partition([], True, region)
-    corners = corners[ids]
-    axes = _varying_axes(region, corners)
-    if not axes:  # every box is the whole region
+    if len(ids) < len(boxes):
+        values = values[ids]
+    region_lo, region_hi = _bounds(region, corners.axes)
+    whole = ((values[:, :, 0] == region_lo) & (values[:, :, 1] == region_hi)).all(axis=0)
+    varying = np.flatnonzero(~whole).tolist()
+    if not varying:  # every box is the whole region
         return Partition([(ids[i], ids[0]) for i in range(1, len(ids))], False, None)
-    sub_region = tuple(region[k] for k in axes)
-    projected = corners[:, axes, :]
-    kept = [tuple(map(tuple, box)) for box in projected.tolist()]
+    axes = [corners.axes[k] for k in varying]
+    sub_region = tuple(tuple(region[k]) for k in axes)
+    projected = values[:, varying, :]
     cuts, ilo, ihi = _grid(projected, sub_region)
     if len(axes) > GRID_RANK or prod(len(c) for c in cuts) > GRID_CELLS:
+        kept = _boxes(projected)
         overlaps = _sweep_overlaps(kept, ids)
         if overlaps:
             return Partition(overlaps, None, None)
@@ -233,9 +280,14 @@ def partition(region: Box, boxes: list[Box], corners: np.ndarray | None = None) 
         cell = holes[0]
         found = {k: (int(cuts[i][cell[i]]), int(cuts[i][cell[i] + 1]))
                  for i, k in enumerate(axes)}
-        gap = tuple(found.get(k, region[k]) for k in range(len(region)))
-    overlaps = _sweep_overlaps(kept, ids) if (counts > 1).any() else []
+        gap = tuple(found.get(k, tuple(region[k])) for k in range(len(region)))
+    overlaps = _sweep_overlaps(_boxes(projected), ids) if (counts > 1).any() else []
     return Partition(overlaps, gap is not None, gap)
+
+
+def _boxes(corners: np.ndarray) -> list[Box]:
+    """Corners back to boxes, for the Python sweeps (built only when one runs)."""
+    return [tuple(map(tuple, box)) for box in corners.tolist()]
 
 
 def _coverage_counts(cuts: list[np.ndarray], ilo: np.ndarray, ihi: np.ndarray) -> np.ndarray:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import numpy as np
-
-from checker.boxes import Partition, clip_all, latest_writes, partition, show
+from checker.boxes import Corners, Partition, clip_all, latest_writes, partition, show
 from checker.model import Box, Model
 from checker.report import Violation
 
@@ -34,7 +32,7 @@ def check_outputs(m: Model) -> list[Violation]:
     # a task writing a whole tensor asks clauses 1 and 2 the same question: answer it once
     answers: dict[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]], Partition] = {}
 
-    def partition_of(region: Box, boxes: list[Box], corners: np.ndarray | None = None
+    def partition_of(region: Box, boxes: list[Box], corners: Corners | None = None
                      ) -> Partition:
         # the model's boxes are alive, so their ids are unique; a region may be a list
         key = (tuple(map(tuple, region)), tuple(map(id, boxes)))

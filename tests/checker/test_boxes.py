@@ -130,19 +130,30 @@ def test_more_varying_axes_than_the_grid_counts_are_swept() -> None:
     assert partition(region, [*cells, cells[3]]).overlaps == [(len(cells), 3)]
 
 
+def as_lists(box: Box) -> list[list[int]]:
+    """A box as the loader keeps it: the document's own lists."""
+    return [list(interval) for interval in box]
+
+
 @st.composite
 def boxes_around(draw: st.DrawFn) -> tuple[Box, list[Box]]:
     """A region and non-empty boxes of its rank, some inside it, some across or outside
-    its edges."""
-    rank = draw(st.integers(0, 5))
+    its edges, some (ranks past READ_WHOLE_RANK) equal to it along most axes; as tuples or
+    as the document's lists."""
+    rank = draw(st.integers(0, boxes.READ_WHOLE_RANK + 3))
     region = tuple(draw(st.tuples(st.integers(-3, 3), st.integers(4, 9))) for _ in range(rank))
     items = []
     for _ in range(draw(st.integers(0, 8))):
         dims = []
-        for _ in range(rank):
-            lo = draw(st.integers(-6, 11))
-            dims.append((lo, draw(st.integers(lo + 1, 12))))
+        for k in range(rank):
+            if draw(st.integers(0, 2)) == 0:
+                lo = draw(st.integers(-6, 11))
+                dims.append((lo, draw(st.integers(lo + 1, 12))))
+            else:
+                dims.append(region[k])
         items.append(tuple(dims))
+    if draw(st.booleans()):
+        region, items = as_lists(region), [as_lists(box) for box in items]
     return region, items
 
 
@@ -150,12 +161,63 @@ def boxes_around(draw: st.DrawFn) -> tuple[Box, list[Box]]:
 def test_clip_all_is_clip_of_each(case: tuple[Box, list[Box]]) -> None:
     """The NumPy test for boxes already inside and the Python clip of the others give
     what clipping each box does, the boxes inside returned as they are, and the corners
-    of the kept parts."""
+    of the kept parts: their bounds along the axes read, the region's along the others."""
     region, items = case
     parts, corners = boxes.clip_all(items, region)
     assert parts == [boxes.clip(box, region) for box in items]
     for box, part in zip(items, parts, strict=True):
         assert (part is box) == boxes.inside(box, region)
     kept = [part for part in parts if part is not None]
-    assert corners.shape == (len(kept), len(region), 2)
-    assert corners.tolist() == [[list(dim) for dim in part] for part in kept]
+    assert corners.values.shape == (len(kept), len(corners.axes), 2)
+    assert corners.values.tolist() == [[list(part[k]) for k in corners.axes] for part in kept]
+    for part in kept:
+        assert all(tuple(part[k]) == tuple(region[k]) for k in range(len(region))
+                   if k not in corners.axes)
+
+
+@given(case=boxes_around())
+def test_corners_leave_out_only_axes_equal_to_the_region(case: tuple[Box, list[Box]]) -> None:
+    """Past READ_WHOLE_RANK, lists are compared with the region before they are read: an
+    axis is left out only where every box equals the region (and never for tuples)."""
+    region, items = case
+    corners = boxes.corners_of(items, region)
+    rank = len(region)
+    same = [k for k in range(rank) if all(tuple(box[k]) == tuple(region[k]) for box in items)]
+    if rank > boxes.READ_WHOLE_RANK and items and isinstance(items[0], list):
+        assert corners.axes == [k for k in range(rank) if k not in same]
+    else:
+        assert corners.axes == list(range(rank))
+
+
+@st.composite
+def deep_boxes(draw: st.DrawFn) -> tuple[Box, list[Box]]:
+    """A region of rank past READ_WHOLE_RANK and boxes inside it, most axes whole."""
+    rank = draw(st.integers(boxes.READ_WHOLE_RANK + 1, boxes.READ_WHOLE_RANK + 3))
+    region = tuple((0, draw(st.integers(1, 3))) for _ in range(rank))
+    cut = draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=2, unique=True))
+    items = []
+    for _ in range(draw(st.integers(0, 6))):
+        dims = []
+        for k in range(rank):
+            lo = draw(st.integers(0, region[k][1])) if k in cut else 0
+            dims.append((lo, draw(st.integers(lo, region[k][1]))) if k in cut else region[k])
+        items.append(tuple(dims))
+    return region, items
+
+
+@METHODS
+@given(case=deep_boxes())
+def test_partition_of_deep_lists_agrees_with_brute_force(cells: int,
+                                                        case: tuple[Box, list[Box]]) -> None:
+    """The same boxes as tuples (every axis read) and as the document's lists (axes equal
+    to the region left out) give the same partition, and brute force agrees."""
+    region, items = case
+    overlap, gap = brute_partition(region, items)
+    with mock.patch.object(boxes, "GRID_CELLS", cells):
+        read_all = partition(region, items)
+        compared = partition(as_lists(region), [as_lists(box) for box in items])
+    assert (compared.overlaps, compared.gapped) == (read_all.overlaps, read_all.gapped)
+    assert compared.gap == read_all.gap or \
+        tuple(map(tuple, compared.gap)) == read_all.gap  # the region itself, as given
+    assert bool(compared.overlaps) == overlap
+    assert compared.gapped in (gap, None)

@@ -32,6 +32,30 @@ def test_verify_file_names_the_file_in_errors(tmp_path: Path) -> None:
     assert str(caught.value).startswith(f"{file}: $.format: FORMAT: ")
 
 
+def test_a_file_is_parsed_and_judged_with_the_collector_paused(tmp_path: Path) -> None:
+    """Its first pass after waking would scan every object of the document: the
+    collector sleeps from reading to judging, and wakes afterwards (also on errors)."""
+    import gc
+
+    from checker.verify import judge_file
+
+    file = tmp_path / "s.json"
+    file.write_text(json.dumps(legal()))
+    seen = []
+
+    def judge(document: dict) -> checker.Report:
+        seen.append(gc.isenabled())
+        return checker.verify(document)
+
+    assert gc.isenabled()
+    assert judge_file(file, judge).legal
+    assert seen == [False] and gc.isenabled()
+    file.write_text(json.dumps({"format": "npu-problem/1"}))
+    with pytest.raises(checker.UnusableInput):
+        judge_file(file, judge)
+    assert gc.isenabled()
+
+
 def test_violations_are_sorted_by_code_in_table_order() -> None:
     doc = legal()
     doc["makespan"] = 1
