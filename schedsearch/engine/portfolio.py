@@ -164,6 +164,11 @@ PASS_SHARE = 0.5
 #: with its window as well as its ops, and attempts count both. Measured 2e-6 to 4e-6 s
 #: per attempt on a shared 2-core machine at 500-8,000 ops.
 CHARGE_PER_TRY = 5e-6
+#: Work charged per op for each pass run, whatever its attempts (calibrated seconds):
+#: making a pass (its state, its order and tails when new) and releasing every node cost
+#: 5-10e-6 s per op on the bench mix's fused problem of 3,078 ops, where 22 passes charged
+#: by their attempts alone used twice the work they were granted.
+CHARGE_PER_OP = 6e-6
 #: Relative tolerance under which a mode's price counts as its op's cheapest.
 _PRICE_TOLERANCE = 1e-6
 
@@ -267,17 +272,18 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
         if not first and answered and budget is not None and budget.exhausted():
             break
         run = sequences.make_pass(spec)
+        setup = CHARGE_PER_OP * inst.n_ops
         if budget is None or first or not answered:
             result = run.run()
         else:
             share = budget.share(PASS_SHARE)
-            result = run.run(max_tries=int(share.left / CHARGE_PER_TRY),
+            result = run.run(max_tries=int(max(0.0, share.left - setup) / CHARGE_PER_TRY),
                              deadline=share.deadline)
             share.exhausted()  # marks the cut when the deadline stopped the pass
             budget.absorb(share)
         first = False
         if budget is not None:
-            budget.charge(CHARGE_PER_TRY * run.tries)
+            budget.charge(setup + CHARGE_PER_TRY * run.tries)
         if result is None:  # cut at its share: the next pass may finish in what is left
             continue
         if isinstance(result, Stall):
@@ -296,7 +302,7 @@ def plain_floor(inst: Instance, dag: Dag, budget: TimeBudget | None = None
         return None
     plain = plain_list_schedule(inst, dag)
     if budget is not None:
-        budget.charge(CHARGE_PER_TRY * plain.tries)
+        budget.charge(CHARGE_PER_OP * inst.n_ops + CHARGE_PER_TRY * plain.tries)
     return plain.solution
 
 
