@@ -261,10 +261,12 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
     finishes while there is no answer at all (neither theirs nor ``floor``, the plain
     list schedule); after that each gets at most :data:`PASS_SHARE` of the work and wall
     time left, so that one slow pass does not take the time of the cheaper ones after
-    it."""
+    it. Each pass is charged its setup (:data:`CHARGE_PER_OP` per op) and its attempts
+    (:data:`CHARGE_PER_TRY` each)."""
     best: Solution | None = None
     stall: Stall | None = None
     first = True
+    setup = CHARGE_PER_OP * inst.n_ops  # each pass's, whatever its attempts
     for spec in portfolio:
         if not sequences.applies(spec):
             continue
@@ -272,7 +274,6 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
         if not first and answered and budget is not None and budget.exhausted():
             break
         run = sequences.make_pass(spec)
-        setup = CHARGE_PER_OP * inst.n_ops
         if budget is None or first or not answered:
             result = run.run()
         else:
