@@ -297,8 +297,8 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
 def plain_floor(inst: Instance, dag: Dag, budget: TimeBudget | None = None
                 ) -> Solution | None:
     """The plain list schedule (:func:`~.plain.plain_list_schedule`), the answer a search
-    must never lose to, charged to ``budget``; None where it deadlocks or where ``dag``
-    has barriers between tasks (it knows none)."""
+    must never lose to, charged to ``budget`` as a pass is; None where it deadlocks or
+    where ``dag`` has barriers between tasks (it knows none)."""
     if dag.n_nodes > dag.n_ops:
         return None
     plain = plain_list_schedule(inst, dag)
@@ -314,8 +314,9 @@ def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
     always run first, whatever the budget: so no search loses to it) and the passes of
     ``portfolio`` the budget allows, or of :data:`_FALLBACK` when all of them stall. The
     first pass always runs to its end; later ones stop when the work left
-    (:data:`CHARGE_PER_TRY` per start attempt) or the deadline runs out, and are charged
-    the attempts they made. On a tie a pass's schedule is kept, not the plain one.
+    (:data:`CHARGE_PER_TRY` per start attempt, after :data:`CHARGE_PER_OP` per op for the
+    pass's setup) or the deadline runs out, and are charged their setup and the attempts
+    they made. On a tie a pass's schedule is kept, not the plain one.
 
     When even in-sequence issue of a depth-first order stalls, greedy placement has
     failed, not necessarily the problem (a first-fit address can block the exact packing
