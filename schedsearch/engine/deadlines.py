@@ -42,22 +42,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING
 
 from models.errors import InputError
 from models.formats import Problem, Schedule, Target
-from schedsearch.engine.cpsat.model import Built, build
-from schedsearch.engine.cpsat.objective import (
-    group_completions,
-    hold_deadlines,
-    minimise_lateness,
-    minimise_weighted_completion,
-)
-from schedsearch.engine.cpsat.variables import Incumbent, Neighbourhood
 from schedsearch.engine.hazards import Dag, build_dag
 from schedsearch.engine.instance import Instance, Resource, build_instance
-from schedsearch.engine.lns import search_windows
 from schedsearch.engine.orders import keyed_order, tails
 from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.portfolio import CHARGE_PER_TRY
@@ -65,6 +55,13 @@ from schedsearch.engine.result import NoSchedule, SolveStatus
 from schedsearch.engine.serial import SerialPass
 from schedsearch.engine.solution import Solution, to_schedule
 from schedsearch.engine.timebudget import TimeBudget
+
+if TYPE_CHECKING:  # CP-SAT is imported where it is used: it imports pandas (0.2 s that
+    # the mix pays at any limit for the names of this module, searched or not)
+    from ortools.sat.python import cp_model
+
+    from schedsearch.engine.cpsat.model import Built
+    from schedsearch.engine.cpsat.variables import Incumbent, Neighbourhood
 
 __all__ = ["OBJECTIVES", "Group", "Objectives", "GroupView", "DeadlinesMissed",
            "ObjectiveAnswer", "unmeetable", "unmeetable_groups", "deadline_pass", "improve",
@@ -194,6 +191,8 @@ def _work(inst: Instance, view: GroupView) -> tuple[list[dict[Resource, int]],
 def _infeasible(model: cp_model.CpModel, literals: Sequence[cp_model.IntVar]
                 ) -> list[int] | None:
     """The indices of a sufficient set of ``literals`` for infeasibility, or None."""
+    from ortools.sat.python import cp_model
+
     model.clear_assumptions()
     model.add_assumptions(literals)
     solver = cp_model.CpSolver()
@@ -220,6 +219,8 @@ def unmeetable(inst: Instance, dag: Dag, view: GroupView) -> tuple[str, ...]:
             least[g] = max(least[g], chain[v])
     horizon = max([*least, *(d for d in view.deadlines if d is not None)]) + sum(
         inst.min_duration(v) for v in range(inst.n_ops)) + 1
+    from ortools.sat.python import cp_model
+
     model = cp_model.CpModel()
     done = [model.new_int_var(least[g], horizon, f"C{g}") for g in range(n)]
     before = {(h, g): model.new_bool_var(f"b{h}_{g}")
@@ -306,6 +307,14 @@ def deadline_pass(inst: Instance, dag: Dag, view: GroupView,
 # ------------------------------------------------------------------------------ LNS
 def _window_model(inst: Instance, dag: Dag, view: GroupView, inc: Incumbent,
                   hood: Neighbourhood, region_end: int, late: bool, placement: bool) -> Built:
+    from schedsearch.engine.cpsat.model import build
+    from schedsearch.engine.cpsat.objective import (
+        group_completions,
+        hold_deadlines,
+        minimise_lateness,
+        minimise_weighted_completion,
+    )
+
     built = build(inst, dag, inc, hood, 0, region_end, offsets=not placement)
     done = group_completions(built.model, built.nodes, inc, hood, built.delta,
                              list(view.op_group), len(view.names))
@@ -325,6 +334,8 @@ def improve(inst: Instance, dag: Dag, view: GroupView, solution: Solution,
     """Improve ``solution`` by window re-solves (module docstring; the accept loop is
     :func:`.lns.search_windows`) until ``budget`` is spent; the answer, the windows
     solved and the steps accepted."""
+    from schedsearch.engine.lns import search_windows
+
     def model(inc: Incumbent, hood: Neighbourhood, region_end: int,
               best: tuple[int, float, int, int]) -> Built:
         return _window_model(inst, dag, view, inc, hood, region_end, best[0] > 0, placement)

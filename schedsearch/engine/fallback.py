@@ -6,8 +6,6 @@ schedule with this fallback behind it.
 from __future__ import annotations
 
 from models.errors import InputError
-from schedsearch.engine.cpsat.model import build, solve_built, whole_problem
-from schedsearch.engine.cpsat.variables import Incumbent
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
 from schedsearch.engine.orders import tails
@@ -88,6 +86,11 @@ def exact_fallback(inst: Instance, dag: Dag, stall: Stall, source: str, budget: 
     if inst.n_ops > max_ops:
         raise fit_error(f"every list-scheduling pass stalled, and the exact search is "
                         f"not tried above {max_ops} ops")
+    # imported when used: CP-SAT imports pandas, 0.2 s that a list schedule alone (the
+    # mix at a short limit) need not pay
+    from schedsearch.engine.cpsat.model import build, solve_built, whole_problem
+    from schedsearch.engine.cpsat.variables import Incumbent
+
     modes = [max(range(len(inst.modes[i])), key=lambda k, i=i: (inst.modes[i][k].duration, -k))
              for i in range(inst.n_ops)]
     starts = [0] * inst.n_ops

@@ -164,6 +164,11 @@ PASS_SHARE = 0.5
 #: with its window as well as its ops, and attempts count both. Measured 2e-6 to 4e-6 s
 #: per attempt on a shared 2-core machine at 500-8,000 ops.
 CHARGE_PER_TRY = 5e-6
+#: Work charged per op for each pass run, whatever its attempts (calibrated seconds):
+#: making a pass (its state, its order and tails when new) and releasing every node cost
+#: 5-10e-6 s per op on the bench mix's fused problem of 3,078 ops, where 22 passes charged
+#: by their attempts alone used twice the work they were granted.
+CHARGE_PER_OP = 6e-6
 #: Relative tolerance under which a mode's price counts as its op's cheapest.
 _PRICE_TOLERANCE = 1e-6
 
@@ -256,10 +261,12 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
     finishes while there is no answer at all (neither theirs nor ``floor``, the plain
     list schedule); after that each gets at most :data:`PASS_SHARE` of the work and wall
     time left, so that one slow pass does not take the time of the cheaper ones after
-    it."""
+    it. Each pass is charged its setup (:data:`CHARGE_PER_OP` per op) and its attempts
+    (:data:`CHARGE_PER_TRY` each)."""
     best: Solution | None = None
     stall: Stall | None = None
     first = True
+    setup = CHARGE_PER_OP * inst.n_ops  # each pass's, whatever its attempts
     for spec in portfolio:
         if not sequences.applies(spec):
             continue
@@ -271,13 +278,13 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
             result = run.run()
         else:
             share = budget.share(PASS_SHARE)
-            result = run.run(max_tries=int(share.left / CHARGE_PER_TRY),
+            result = run.run(max_tries=int(max(0.0, share.left - setup) / CHARGE_PER_TRY),
                              deadline=share.deadline)
             share.exhausted()  # marks the cut when the deadline stopped the pass
             budget.absorb(share)
         first = False
         if budget is not None:
-            budget.charge(CHARGE_PER_TRY * run.tries)
+            budget.charge(setup + CHARGE_PER_TRY * run.tries)
         if result is None:  # cut at its share: the next pass may finish in what is left
             continue
         if isinstance(result, Stall):
@@ -290,13 +297,13 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
 def plain_floor(inst: Instance, dag: Dag, budget: TimeBudget | None = None
                 ) -> Solution | None:
     """The plain list schedule (:func:`~.plain.plain_list_schedule`), the answer a search
-    must never lose to, charged to ``budget``; None where it deadlocks or where ``dag``
-    has barriers between tasks (it knows none)."""
+    must never lose to, charged to ``budget`` as a pass is; None where it deadlocks or
+    where ``dag`` has barriers between tasks (it knows none)."""
     if dag.n_nodes > dag.n_ops:
         return None
     plain = plain_list_schedule(inst, dag)
     if budget is not None:
-        budget.charge(CHARGE_PER_TRY * plain.tries)
+        budget.charge(CHARGE_PER_OP * inst.n_ops + CHARGE_PER_TRY * plain.tries)
     return plain.solution
 
 
@@ -307,8 +314,9 @@ def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
     always run first, whatever the budget: so no search loses to it) and the passes of
     ``portfolio`` the budget allows, or of :data:`_FALLBACK` when all of them stall. The
     first pass always runs to its end; later ones stop when the work left
-    (:data:`CHARGE_PER_TRY` per start attempt) or the deadline runs out, and are charged
-    the attempts they made. On a tie a pass's schedule is kept, not the plain one.
+    (:data:`CHARGE_PER_TRY` per start attempt, after :data:`CHARGE_PER_OP` per op for the
+    pass's setup) or the deadline runs out, and are charged their setup and the attempts
+    they made. On a tie a pass's schedule is kept, not the plain one.
 
     When even in-sequence issue of a depth-first order stalls, greedy placement has
     failed, not necessarily the problem (a first-fit address can block the exact packing

@@ -103,17 +103,28 @@ def renamed(schedule: Schedule, kernel: Problem, old: str, new: str) -> Schedule
 
 @dataclass(frozen=True, slots=True)
 class MixKernels:
-    """One mix problem's separate kernels by task, each with its content key: computed
-    once, for the weights of the kernels' searches and for both policies' runs."""
+    """One mix problem's separate kernels by task, each with its content key and its
+    part's name prefix: computed once, for the weights of the kernels' searches and for
+    both policies' runs."""
 
     kernels: dict[str, Problem]
     keys: dict[str, str]
+    prefixes: dict[str, str]
 
     @staticmethod
-    def of(mp: MixProblem) -> MixKernels:
+    def of(mp: MixProblem, known: MixKernels | None = None) -> MixKernels:
+        """``mp``'s kernels and keys. A kernel equal to ``known``'s kernel of the same
+        task under the same prefix takes its key, the key being a function of those two:
+        a mix's decodes are the same kernels in every chunking (56 of the bench mix's 84
+        chunked kernels), and comparing two kernels costs a fifth of keying one."""
         kernels = kernel_problems(mp)
-        return MixKernels(kernels, {task: kernel_key(kernel, mp.part_of[task].prefix)
-                                    for task, kernel in kernels.items()})
+        prefixes = {task: mp.part_of[task].prefix for task in kernels}
+        keys = {}
+        for task, kernel in kernels.items():
+            same = (known is not None and known.prefixes.get(task) == prefixes[task]
+                    and known.kernels[task] == kernel)
+            keys[task] = known.keys[task] if same else kernel_key(kernel, prefixes[task])
+        return MixKernels(kernels, keys, prefixes)
 
     def restricted(self, task: str) -> tuple[Problem, dict[str, list[int]]]:
         """``task``'s kernel and mode map, as :func:`restrict` gives them

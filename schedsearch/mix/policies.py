@@ -243,19 +243,24 @@ def request_ends(run: PolicyRun) -> dict[str, int]:
             for r in mp.mix.requests}
 
 
-def _late(run: PolicyRun) -> dict[str, int]:
-    """How late each late request of ``run`` is (ns)."""
+@dataclass(frozen=True, slots=True)
+class _Weighed:
+    """A run's late requests (how late each is, ns) and its key (total lateness,
+    objective, makespan; overheads included), from one pass over its request ends."""
+
+    late: dict[str, int]
+    key: tuple[int, float, int]
+
+
+def _weigh(run: PolicyRun, goal: Goal) -> _Weighed:
+    """``run`` weighed by ``goal`` (:class:`_Weighed`)."""
     ends = request_ends(run)
-    return {r.name: ends[r.name] - r.deadline_ns for r in run.mix_problem.mix.requests
+    requests = run.mix_problem.mix.requests
+    late = {r.name: ends[r.name] - r.deadline_ns for r in requests
             if r.deadline_ns is not None and ends[r.name] > r.deadline_ns}
-
-
-def _key(run: PolicyRun, goal: Goal) -> tuple[int, float, int]:
-    """(total lateness, objective, makespan) of ``run``, overheads included."""
-    ends = request_ends(run)
     objective = (total(run) if goal.objective == "makespan" else
-                 sum(r.weight * ends[r.name] for r in run.mix_problem.mix.requests))
-    return sum(_late(run).values()), objective, total(run)
+                 sum(r.weight * ends[r.name] for r in requests))
+    return _Weighed(late, (sum(late.values()), objective, total(run)))
 
 
 def objectives_of(mp: MixProblem, goal: Goal, launch_ns: int,
@@ -303,11 +308,11 @@ def _per_request(mp: MixProblem, target: Target, goal: Goal, starts: dict[str, S
         _release(allotment, per_round * rounds_left)
         raise
     run, note = _fused(mp, answer.schedule, target), answer.note
+    weighed = _weigh(run, goal)
     while rounds_left:
-        late = _late(run)
-        if answer.lateness or not late:
+        if answer.lateness or not weighed.late:
             break  # late on the device already, or on time
-        for name, by in late.items():
+        for name, by in weighed.late.items():
             tightened[name] = tightened.get(name, 0) + by
         rounds_left -= 1
         try:
@@ -316,8 +321,10 @@ def _per_request(mp: MixProblem, target: Target, goal: Goal, starts: dict[str, S
         except DeadlinesMissed:  # tightened past what can be met: keep the answer found
             break
         tighter = _fused(mp, answer.schedule, target)
-        if _key(tighter, goal) < _key(run, goal):
+        weighed_tighter = _weigh(tighter, goal)
+        if weighed_tighter.key < weighed.key:
             run, note = tighter, f"{answer.note}, deadlines tightened by events"
+            weighed = weighed_tighter
     _release(allotment, per_round * rounds_left)
     return run, note
 
@@ -387,8 +394,9 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
 
     cache = KernelCache.of((whole, chunked_mp), kernel_search)
     with cycles_uncollected():
-        kernel_sets = {"sequential": MixKernels.of(whole),
-                       "chunked": MixKernels.of(chunked_mp)}
+        sequential = MixKernels.of(whole)
+        kernel_sets = {"sequential": sequential,
+                       "chunked": MixKernels.of(chunked_mp, known=sequential)}
     kernel_weight = _distinct_kernel_ops(list(kernel_sets.values()))
     total_weight = kernel_weight / KERNEL_SHARE
     fused_weight = (total_weight - kernel_weight) / len(chunkings)
@@ -439,9 +447,11 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
     for kernels in runs.values():  # the floor: never worse than either kernel policy
         candidates.append((f"the {kernels.name} policy itself", replace(kernels,
                                                                           name="searched")))
-    label, best = min(candidates, key=lambda c: _key(c[1], goal))  # the first of equals
-    tried = tuple(Tried(what, run.mix_problem.chunk, total(run), sum(_late(run).values()))
-                  for what, run in candidates)
+    weighed = [_weigh(run, goal) for _, run in candidates]
+    first_best = min(range(len(candidates)), key=lambda k: weighed[k].key)  # first of equals
+    (label, best), late = candidates[first_best], weighed[first_best].late
+    tried = tuple(Tried(what, run.mix_problem.chunk, total(run), w.key[0])
+                  for (what, run), w in zip(candidates, weighed, strict=True))
     listed = "; ".join(f"{t.label} {t.makespan}" for t in tried)
     if skipped:
         listed += f"; not searched, the time limit being spent: {', '.join(skipped)}"
@@ -453,7 +463,6 @@ def run_policies(whole: MixProblem, target: Target, search: Search,
         listed += ("; list schedule only: the bound and the search skipped, their part "
                    "of the time limit not paying for them")
     runs["searched"] = replace(best, note=f"kept {label} (tried: {listed})", tried=tried)
-    late = _late(best)
     if late and not goal.soft_deadlines:
         raise DeadlinesMissed(list(late), False, "the best searched schedule is late by "
                               + ", ".join(f"{n} {ns} ns" for n, ns in late.items())

@@ -37,9 +37,11 @@ class MixReport:
 
 
 def _engine_search(options: SolveOptions) -> Search:
-    from schedsearch.engine.search import solve
-
     def search(problem: Problem, target: Target, grant: Grant) -> Schedule:
+        # imported at the first search: with CP-SAT (and pandas) 0.2 s of CPU that a
+        # short limit, whose problems get list schedules only, need not pay
+        from schedsearch.engine.search import solve
+
         return solve(problem, target, time_limit=grant.time_limit,
                      wall_limit=grant.wall_limit, seed=options.seed,
                      workers=options.workers, reproducible=options.reproducible,

@@ -80,7 +80,8 @@ def test_no_schedule_within_the_limit_is_exit_1_saying_so(
     def out_of_time(*args: object, **kwargs: object) -> Outcome:
         return Outcome("UNKNOWN", None, None, None, 0.0, cut=True)
 
-    monkeypatch.setattr("schedsearch.engine.fallback.solve_built", out_of_time)
+    # the exact fallback imports CP-SAT's solve where it runs it
+    monkeypatch.setattr("schedsearch.engine.cpsat.model.solve_built", out_of_time)
     code, err, out = _solve(tmp_path, packing_problem(), target(capacity=7, alignment=2),
                             capsys)
     assert code == 1

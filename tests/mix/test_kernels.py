@@ -76,3 +76,28 @@ def test_a_cached_schedule_renamed_is_the_same_schedule_of_the_other_kernel() ->
     assert verify(schedule_to_dict(again)).legal
     with pytest.raises(ValueError, match="not .* renamed"):
         renamed(schedule, kernels["d1-q_proj"], "d0", "d1")
+
+
+def test_a_kernel_the_other_chunking_keyed_is_compared_not_keyed_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The decodes are the same kernels in both chunkings: the chunked mix keys only the
+    kernels the whole one lacks (the prefill's chunks), and every key is the one keying
+    gives."""
+    from schedsearch.mix import kernels as module
+
+    mix = _mix(16, 16)
+    whole = mix_problem(mix, TARGET, None, MAX_OPS)
+    chunked = mix_problem(mix, TARGET, 8, MAX_OPS)
+    sequential = module.MixKernels.of(whole)
+    keyed: list[str] = []
+
+    def counted(kernel, prefix):
+        keyed.append(next(iter(kernel.tasks)))
+        return kernel_key(kernel, prefix)
+
+    monkeypatch.setattr(module, "kernel_key", counted)
+    kernels = module.MixKernels.of(chunked, known=sequential)
+    assert keyed and all(chunked.part_of[task].request == "p0" for task in keyed)
+    assert len(keyed) == sum(part.request == "p0" for part in chunked.part_of.values())
+    assert kernels.keys == {task: kernel_key(kernel, chunked.part_of[task].prefix)
+                            for task, kernel in kernel_problems(chunked).items()}

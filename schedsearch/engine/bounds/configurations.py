@@ -28,7 +28,6 @@ import math
 from collections.abc import Sequence
 
 from ortools.linear_solver import pywraplp
-from ortools.sat.python import cp_model
 
 from models.formats import Mode, Problem, Target
 from models.validate import usable_modes
@@ -167,6 +166,8 @@ def _best_configuration(prices: Sequence[float], types: list[Usage],
                         ) -> tuple[list[int], float]:
     """The configuration of highest total price, and an upper bound on that price (the
     knapsack is solved on prices rounded down to integers, so the rounding is added)."""
+    from ortools.sat.python import cp_model  # imported when used: it imports pandas
+
     top = max(prices)
     if top <= 0.0:
         return [0] * len(types), 0.0

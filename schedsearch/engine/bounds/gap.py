@@ -64,7 +64,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from ortools.linear_solver import pywraplp
-from ortools.sat.python import cp_model
 
 from models.formats import Mode, Problem, Target
 from schedsearch.engine.bounds.lp import ceil_bound
@@ -150,6 +149,8 @@ def price_pattern(pattern: Pattern, target: Target, work: float) -> Priced:
                        for size, anchored, users in piece.buffers)
     if not ops:
         return Priced(0, 0.0)
+    from ortools.sat.python import cp_model  # imported when used: it imports pandas
+
     horizon = sum(max(m[0] for m in modes) for modes in ops)
     model = cp_model.CpModel()
     makespan = model.new_int_var(0, horizon, "T")
