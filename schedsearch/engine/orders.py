@@ -16,7 +16,7 @@ from schedsearch.engine.instance import Instance
 __all__ = ["tails", "breadth_order", "problem_order", "interleaved_order", "LARGE_SHARE",
            "large_buffers", "task_ranks", "hungriest_first_order", "depth_order",
            "frugal_order", "serial_peaks", "keyed_order", "bottleneck_lane",
-           "bottleneck_leads", "bottleneck_order"]
+           "bottleneck_leads", "bottleneck_order", "on_lane"]
 
 
 def tails(inst: Instance, dag: Dag, allowed: Sequence[Sequence[int]] | None = None
@@ -220,15 +220,15 @@ def bottleneck_leads(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]
     chain's transfers go before weights the engine needs only later."""
     lane = bottleneck_lane(inst)
     head = _heads(inst, dag)
-    on_lane = [v for v, on in enumerate(_on_lane(inst, lane)) if on]
-    rank = {v: k for k, v in enumerate(sorted(on_lane, key=lambda v: (head[v], -tail[v], v)))}
-    lead = [len(on_lane)] * dag.n_nodes
+    lane_ops = [v for v, on in enumerate(on_lane(inst, lane)) if on]
+    rank = {v: k for k, v in enumerate(sorted(lane_ops, key=lambda v: (head[v], -tail[v], v)))}
+    lead = [len(lane_ops)] * dag.n_nodes
     for v in reversed(dag.topo):
-        lead[v] = min([rank.get(v, len(on_lane))] + [lead[s] for s, _ in dag.succs[v]])
+        lead[v] = min([rank.get(v, len(lane_ops))] + [lead[s] for s, _ in dag.succs[v]])
     return lead
 
 
-def _on_lane(inst: Instance, lane: str | None) -> list[bool]:
+def on_lane(inst: Instance, lane: str | None) -> list[bool]:
     """Per op, whether some mode of it draws on lane kind ``lane``."""
     return [any(name == lane for mode in inst.modes[v] for name, _ in mode.lanes)
             for v in range(inst.n_ops)]
@@ -253,13 +253,13 @@ def bottleneck_order(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]
     the first finishes late. Here the chain runs beside the next GEMM phase and the weights
     arrive just in time."""
     lane = bottleneck_lane(inst)
-    on_lane = _on_lane(inst, lane)
+    lane_op = on_lane(inst, lane)
     head = _heads(inst, dag)
     units = inst.target.lanes.get(lane, 1) if lane is not None else 1
     ideal: dict[int, int] = {}
     clock = 0
     for v in problem_order(dag):
-        if on_lane[v]:
+        if lane_op[v]:
             clock = max(clock, head[v])
             ideal[v] = clock
             clock += -(-inst.least_work(v)[("lane", lane)] // units)

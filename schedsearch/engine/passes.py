@@ -84,3 +84,7 @@ class PassSpec:
     #: (:func:`~.orders.bottleneck_leads`), then longest tail: the transfers the engine
     #: waits for next before those it needs later.
     lead_first: bool = False
+    #: A load without predecessors (a weight) does not start where it would keep an op of
+    #: the chain into the busiest lane kind (:func:`~.orders.bottleneck_leads`), ready
+    #: before the load ends, from its fastest mode (see :class:`~.serial.SerialPass`).
+    chain_first: bool = False

@@ -116,6 +116,8 @@ PORTFOLIO = (
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, in_sequence=True),
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, lead_first=True),
     PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 96, lead_first=True),
+    PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, lead_first=True, chain_first=True),
+    PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 96, lead_first=True, chain_first=True),
     PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 48, in_sequence=True),
     PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 48),
     PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 96),
@@ -222,6 +224,8 @@ class _Sequences:
         buffer is large, the problem's order overflowing only where it does, and a
         busiest lane kind only where some op uses a lane."""
         if spec.sequence is OpOrder.BOTTLENECK and bottleneck_lane(self.inst) is None:
+            return False
+        if spec.chain_first and not self.inst.n_buffers:  # no loads to give way
             return False
         return spec.policy in self.policies and (
             spec.sequence not in (OpOrder.INTERLEAVED, OpOrder.HUNGRY) or
