@@ -35,6 +35,7 @@ class OpOrder(enum.StrEnum):
     FRUGAL = "frugal"  #: :func:`~.orders.frugal_order`
     DEADLINE = "deadline"  #: requests by latest start (:func:`~.deadlines.deadline_pass`)
     BOTTLENECK = "bottleneck"  #: :func:`~.orders.bottleneck_order`
+    STREAMED = "streamed"  #: :func:`~.orders.bottleneck_order`, ``streamed``
 
 
 @dataclass(frozen=True, slots=True)
