@@ -15,6 +15,7 @@ a longer limit helps only when the budget is not reached first.
     python benchmarks/bench_layers.py                    # v75 and v79, 10 s and 60 s
     python benchmarks/bench_layers.py --quick            # v75, 10 s, compare at 5 s
     python benchmarks/bench_layers.py --json figures.json
+    python benchmarks/bench_layers.py --layers qwen2.5-0.5b-prefill-v75 --limits 60 --no-compare
 """
 
 from __future__ import annotations
@@ -84,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="solve time limits (default 10 60)")
     parser.add_argument("--compare-limit", type=float, default=None, metavar="S",
                         help="search budget of each compare solve (default 10)")
+    parser.add_argument("--layers", nargs="+", default=list(LAYERS), choices=LAYERS,
+                        metavar="L", help="layers (default all four)")
+    parser.add_argument("--no-compare", action="store_true",
+                        help="solve only, without compare's paths")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args(argv)
     targets = args.targets or (["hexagon-v75"] if args.quick else
@@ -94,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'layer':26} {'target':12} {'ops':>5} {'limit':>5} {'makespan':>9} {'bound':>9} "
           f"{'ratio':>6} {'legal':>5} {'wall':>6}  busy share")
     for target in targets:
-        for layer in LAYERS:
+        for layer in args.layers:
             for limit in limits:
                 row = solve_row(layer, target, limit)
                 solves.append(row)
@@ -102,19 +107,20 @@ def main(argv: list[str] | None = None) -> int:
                       f"{row['makespan']:>9} {row['bound']:>9} {row['ratio']:>6.3f} "
                       f"{'yes' if row['legal'] else 'NO':>5} {row['wall_s']:>6.1f}  "
                       f"{_busy(row['busy'])}", flush=True)
-    print(f"\ncompare (each path's makespan with overheads, ns; searches at "
-          f"{compare_limit:g} s)")
-    print(f"{'layer':26} {'target':12} " + " ".join(f"{p:>17}" for p in PATHS)
-          + "  illegal paths")
-    for target in targets:
-        for layer in LAYERS:
-            row = compare_row(layer, target, compare_limit)
-            compares.append(row)
-            print(f"{layer:26} {target:12} "
-                  + " ".join(f"{row['paths'][p]:>17}" for p in PATHS) + "  "
-                  + (", ".join(f"{name} ({'/'.join(codes)})"
-                               for name, codes in row["illegal"].items()) or "none"),
-                  flush=True)
+    if not args.no_compare:
+        print(f"\ncompare (each path's makespan with overheads, ns; searches at "
+              f"{compare_limit:g} s)")
+        print(f"{'layer':26} {'target':12} " + " ".join(f"{p:>17}" for p in PATHS)
+              + "  illegal paths")
+        for target in targets:
+            for layer in args.layers:
+                row = compare_row(layer, target, compare_limit)
+                compares.append(row)
+                print(f"{layer:26} {target:12} "
+                      + " ".join(f"{row['paths'][p]:>17}" for p in PATHS) + "  "
+                      + (", ".join(f"{name} ({'/'.join(codes)})"
+                                   for name, codes in row["illegal"].items()) or "none"),
+                      flush=True)
     write_figures(args.json, {"solves": solves, "compares": compares})
     return 0 if all(r["legal"] for r in solves) else 1
 

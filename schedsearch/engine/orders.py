@@ -16,7 +16,7 @@ from schedsearch.engine.instance import Instance
 __all__ = ["tails", "breadth_order", "problem_order", "interleaved_order", "LARGE_SHARE",
            "large_buffers", "task_ranks", "hungriest_first_order", "depth_order",
            "frugal_order", "serial_peaks", "keyed_order", "bottleneck_lane",
-           "bottleneck_leads", "bottleneck_order"]
+           "bottleneck_leads", "bottleneck_order", "on_lane", "streamed_dues"]
 
 
 def tails(inst: Instance, dag: Dag, allowed: Sequence[Sequence[int]] | None = None
@@ -220,21 +220,22 @@ def bottleneck_leads(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]
     chain's transfers go before weights the engine needs only later."""
     lane = bottleneck_lane(inst)
     head = _heads(inst, dag)
-    on_lane = [v for v, on in enumerate(_on_lane(inst, lane)) if on]
-    rank = {v: k for k, v in enumerate(sorted(on_lane, key=lambda v: (head[v], -tail[v], v)))}
-    lead = [len(on_lane)] * dag.n_nodes
+    lane_ops = [v for v, on in enumerate(on_lane(inst, lane)) if on]
+    rank = {v: k for k, v in enumerate(sorted(lane_ops, key=lambda v: (head[v], -tail[v], v)))}
+    lead = [len(lane_ops)] * dag.n_nodes
     for v in reversed(dag.topo):
-        lead[v] = min([rank.get(v, len(on_lane))] + [lead[s] for s, _ in dag.succs[v]])
+        lead[v] = min([rank.get(v, len(lane_ops))] + [lead[s] for s, _ in dag.succs[v]])
     return lead
 
 
-def _on_lane(inst: Instance, lane: str | None) -> list[bool]:
+def on_lane(inst: Instance, lane: str | None) -> list[bool]:
     """Per op, whether some mode of it draws on lane kind ``lane``."""
     return [any(name == lane for mode in inst.modes[v] for name, _ in mode.lanes)
             for v in range(inst.n_ops)]
 
 
-def bottleneck_order(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]:
+def bottleneck_order(inst: Instance, dag: Dag, tail: Sequence[int], *,
+                     streamed: bool = False) -> list[int]:
     """Ops in a topological order built around the busiest lane kind
     (:func:`bottleneck_lane`): its ops in the problem's order, each at its *due* time on
     a timetable where that lane never waits (back to back, none before its earliest
@@ -251,15 +252,19 @@ def bottleneck_order(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]
     though it needs only ``gate_proj``'s output), and longest-tail or lead-first ranks tie
     the engine's ops of two independent GEMMs by earliest start, so they interleave and
     the first finishes late. Here the chain runs beside the next GEMM phase and the weights
-    arrive just in time."""
+    arrive just in time.
+
+    ``streamed``: every due time moved earlier where the other resources could not carry
+    the work due after it (:func:`streamed_dues`), by at most the longest op on the
+    busiest lane."""
     lane = bottleneck_lane(inst)
-    on_lane = _on_lane(inst, lane)
+    lane_op = on_lane(inst, lane)
     head = _heads(inst, dag)
     units = inst.target.lanes.get(lane, 1) if lane is not None else 1
     ideal: dict[int, int] = {}
     clock = 0
     for v in problem_order(dag):
-        if on_lane[v]:
+        if lane_op[v]:
             clock = max(clock, head[v])
             ideal[v] = clock
             clock += -(-inst.least_work(v)[("lane", lane)] // units)
@@ -273,11 +278,42 @@ def bottleneck_order(inst: Instance, dag: Dag, tail: Sequence[int]) -> list[int]
         if v in ideal:
             later.append(ideal[v])
         due[v] = min(later) if later else end - tail[v]
+    if streamed:
+        ahead = max((inst.min_duration(v) for v in ideal), default=0)
+        due = [max(early, late - ahead) for early, late in
+               zip(streamed_dues(inst, due, lane), due, strict=False)] + due[inst.n_ops:]
     key = [0] * dag.n_nodes
     for v in dag.topo:
         before = [key[p] for p, _ in dag.preds[v]]
         key[v] = max(before) if before and leads[v] and v not in ideal else due[v]
     return keyed_order(dag, [(key[v], v) for v in range(dag.n_nodes)])
+
+
+def streamed_dues(inst: Instance, due: Sequence[int], lane: str | None) -> list[int]:
+    """Per op, ``due`` (its latest start) moved earlier where the resources other than
+    lane kind ``lane`` could not carry the work due after it: from the latest due end
+    back, each lane kind and budget is a fluid machine doing its ops' least work
+    (:meth:`~.instance.Instance.least_work`) over its capacity, and an op ends no later
+    than every machine it uses is free.
+
+    Why. Due times from the busiest lane's timetable put the next phase's weights just
+    in time; at a phase boundary whose own traffic fills the DDR (the Llama MLP's
+    product blocks: four 1 MiB transfers before ``down_proj``'s first activation load)
+    those weights then load inside the boundary, while the DDR idled before it."""
+    caps = {key: cap for key, cap in inst.capacities().items()
+            if key != ("lane", lane) and cap > 0}
+    free = dict.fromkeys(caps, float("inf"))
+    out = list(due[:inst.n_ops])
+    for v in sorted(range(inst.n_ops), key=lambda v: (-(due[v] + inst.min_duration(v)), -v)):
+        work = {key: w for key, w in inst.least_work(v).items() if key in caps and w > 0}
+        if not work:
+            continue
+        own = inst.min_duration(v)
+        finish = min([due[v] + own] + [free[key] for key in work])
+        out[v] = int(finish) - own
+        for key, w in work.items():
+            free[key] = finish - w / caps[key]
+    return out
 
 
 def serial_peaks(inst: Instance, order: Sequence[int]) -> dict[str, int]:

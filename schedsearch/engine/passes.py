@@ -35,6 +35,7 @@ class OpOrder(enum.StrEnum):
     FRUGAL = "frugal"  #: :func:`~.orders.frugal_order`
     DEADLINE = "deadline"  #: requests by latest start (:func:`~.deadlines.deadline_pass`)
     BOTTLENECK = "bottleneck"  #: :func:`~.orders.bottleneck_order`
+    STREAMED = "streamed"  #: :func:`~.orders.bottleneck_order`, ``streamed``
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +85,7 @@ class PassSpec:
     #: (:func:`~.orders.bottleneck_leads`), then longest tail: the transfers the engine
     #: waits for next before those it needs later.
     lead_first: bool = False
+    #: A load without predecessors (a weight) does not start where it would keep an op of
+    #: the chain into the busiest lane kind (:func:`~.orders.bottleneck_leads`), ready
+    #: before the load ends, from its fastest mode (see :class:`~.serial.SerialPass`).
+    chain_first: bool = False

@@ -95,13 +95,22 @@ __all__ = ["PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY", "priced_modes", "plain_f
 #: 96 gives Qwen 1,104,367 (and stalls on Llama). As the whole sequence (the ops in that
 #: rank order) the same rank stalls or loses (1.16-1.27 M on Qwen): the problem's or the
 #: frugal order is what keeps memory.
+#: The same two with weights giving way to the chain into the busiest lane
+#: (``chain_first``: a load without predecessors does not take a DMA queue or the DDR
+#: bandwidth that an op on the path to the engine, ready before the load would end,
+#: needs for its fastest mode); they run only where there are buffers. From the list
+#: scheduler alone: Qwen2.5-0.5B prefill v79 815,544 -> 803,633 ns (frugal, 96), v75
+#: 1,099,479 -> 1,095,633; the Llama layers keep the bottleneck passes' figures.
 #: Then four passes on the sequence built around the busiest lane
 #: (:func:`~.orders.bottleneck_order`: its ops in the problem's order, the chains feeding
 #: a later phase as soon as their inputs exist, weights just in time), windows 48 and 96,
 #: in sequence order or longest tail first. From the list scheduler alone: Llama-3.2-1B
 #: prefill 4,113,846 ns on v75 (window 48, tail first; 4,171,425 before) and 2,866,452 on
 #: v79 (96, tail first), Qwen2.5-0.5B prefill 1,099,479 on v75 (48, in sequence); wider
-#: windows stall on VTCM.
+#: windows stall on VTCM. Then the same sequence streamed (:func:`~.orders.streamed_dues`:
+#: weights up to one engine op earlier where the DMA queues and the DDR could not carry
+#: them just in time), window 48, where there are buffers: Llama-3.2-1B prefill v75
+#: 4,101,676 ns.
 PORTFOLIO = (
     PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 4, in_sequence=True, safe=True, split=True,
              large_share=8, unserial_only=True),
@@ -116,10 +125,13 @@ PORTFOLIO = (
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, in_sequence=True),
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, lead_first=True),
     PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 96, lead_first=True),
+    PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, lead_first=True, chain_first=True),
+    PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 96, lead_first=True, chain_first=True),
     PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 48, in_sequence=True),
     PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 48),
     PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 96),
     PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 96, in_sequence=True),
+    PassSpec(ModePolicy.ALL, OpOrder.STREAMED, 48),
     PassSpec(ModePolicy.LARGE_FAST, OpOrder.HUNGRY, 128,
              in_sequence=True, split=True, task_windows=True),
     PassSpec(ModePolicy.LARGE_FAST, OpOrder.HUNGRY, 128,
@@ -226,7 +238,11 @@ class _Sequences:
         tasks only where there are several, it needs large buffers only where some
         buffer is large, the problem's order overflowing only where it does, and a
         busiest lane kind only where some op uses a lane."""
-        if spec.sequence is OpOrder.BOTTLENECK and bottleneck_lane(self.inst) is None:
+        if spec.sequence in (OpOrder.BOTTLENECK, OpOrder.STREAMED) and \
+                bottleneck_lane(self.inst) is None:
+            return False
+        if (spec.chain_first or spec.sequence is OpOrder.STREAMED) and \
+                not self.inst.n_buffers:  # no loads to give way or to stream
             return False
         return spec.policy in self.policies and (
             spec.sequence not in (OpOrder.INTERLEAVED, OpOrder.HUNGRY) or
@@ -248,6 +264,8 @@ class _Sequences:
                      frugal_order(self.inst, self.dag, tail) if name is OpOrder.FRUGAL else
                      bottleneck_order(self.inst, self.dag, tail)
                      if name is OpOrder.BOTTLENECK else
+                     bottleneck_order(self.inst, self.dag, tail, streamed=True)
+                     if name is OpOrder.STREAMED else
                      depth_order(self.dag, tail))
             self.cache[(policy, name)] = (order, tail)
         return self.cache[(policy, name)]

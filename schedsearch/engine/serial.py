@@ -42,8 +42,15 @@ from typing import Any
 import numpy as np
 
 from schedsearch.engine.hazards import Dag
-from schedsearch.engine.instance import Instance
-from schedsearch.engine.orders import bottleneck_leads, large_buffers, serial_peaks, task_ranks
+from schedsearch.engine.instance import Instance, ModeView
+from schedsearch.engine.orders import (
+    bottleneck_lane,
+    bottleneck_leads,
+    large_buffers,
+    on_lane,
+    serial_peaks,
+    task_ranks,
+)
 from schedsearch.engine.passes import PassSpec
 from schedsearch.engine.placement.greedy import lowest_fit
 from schedsearch.engine.solution import Solution
@@ -68,6 +75,20 @@ UNBLOCK_BEYOND = 64
 #: Up to this many buffers that one op allocates are tried in every order when the
 #: first order does not fit (5! = 120 orders at most).
 PERMUTED_BUFFERS = 5
+
+def _draw(lanes: dict[str, int], used: dict[str, int], mode: ModeView, sign: int) -> None:
+    """Take (``sign`` 1) or give back (-1) what ``mode`` holds of lanes and budgets."""
+    for lane, units in mode.lanes:
+        lanes[lane] -= sign * units
+    for budget, amount in mode.budgets:
+        used[budget] += sign * amount
+
+
+def _fits(inst: Instance, lanes: dict[str, int], used: dict[str, int], mode: ModeView) -> bool:
+    """Whether ``mode``'s lanes are free and its budget draws fit beside ``used``."""
+    return all(lanes[lane] >= units for lane, units in mode.lanes) and all(
+        used[b] + amount <= inst.target.budgets[b] for b, amount in mode.budgets)
+
 
 class _Memory:
     """Address occupancy of one memory: live blocks sorted by offset, first-fit search."""
@@ -200,7 +221,16 @@ class SerialPass:
         rank = task_ranks(inst) if hungry_first or hungry_unguarded else {}
         #: Per op, whether guard (1) keeps no room for it when it heads the sequence.
         self.unguarded = [hungry_unguarded and rank[inst.op_task[i]] == 0 for i in range(n)]
-        lead = bottleneck_leads(inst, dag, tail) if spec.lead_first else [0] * n
+        lead = bottleneck_leads(inst, dag, tail) if spec.lead_first or spec.chain_first \
+            else [0] * n
+        #: ``chain_first``: loads without predecessors that lead to the busiest lane kind
+        #: give way (``yields``) to the other ops that lead to it (``chain``) once those
+        #: are ready (``pending``: their predecessors started, they did not).
+        lane_op = on_lane(inst, bottleneck_lane(inst)) if spec.chain_first else [False] * n
+        feeds = [lead[i] < max(lead, default=0) and not lane_op[i] for i in range(n)]
+        self.yields = [spec.chain_first and feeds[i] and not dag.preds[i] for i in range(n)]
+        self.chain = [spec.chain_first and feeds[i] and bool(dag.preds[i]) for i in range(n)]
+        self.pending: set[int] = set()
         self.key = [(min(rank[inst.op_task[i]], 1) if hungry_first else
                      lead[i] if spec.lead_first else
                      0 if spec.in_sequence else -tail[i],
@@ -265,6 +295,8 @@ class SerialPass:
                         stack.append(s)
                 continue
             self.ready[v] = True
+            if self.chain[v]:
+                self.pending.add(v)
             bisect.insort(self.waiting, self.pos[v])
             if not self.unallocated[v]:
                 self.holders.add(v)
@@ -387,6 +419,36 @@ class SerialPass:
         return all(self.memories[m].capacity - self.memories[m].used + released.get(m, 0)
                    >= size for m, size in need.items())
 
+    def _in_the_way(self, op: int, k: int, now: int) -> bool:
+        """Whether ``op`` in mode ``k`` from ``now`` keeps more of the chain ops that
+        become ready before it ends (:attr:`pending`) from their fastest modes than
+        would be kept without it."""
+        end = now + self.inst.modes[op][k].duration
+        soon = sorted((self.est[c], c) for c in self.pending if now < self.est[c] < end)
+        return bool(soon) and self._slowed(soon, self.inst.modes[op][k]) > \
+            self._slowed(soon, None)
+
+    def _slowed(self, soon: list[tuple[int, int]], extra: ModeView | None) -> int:
+        """How many of ``soon`` ((ready time, op), in that order) would not start in their
+        fastest mode when ready, each taking the fastest that fits then and holding it,
+        with the running ops holding theirs until they end and ``extra`` to the end."""
+        inst = self.inst
+        lanes, used = dict(self.lane_free), dict(self.budget_used)
+        if extra is not None:
+            _draw(lanes, used, extra, 1)
+        ending = sorted(((end, inst.modes[r][self.mode[r]]) for end, r in self.running),
+                        key=lambda item: item[0])
+        freed = slowed = 0
+        for at, c in soon:
+            while freed < len(ending) and ending[freed][0] <= at:
+                _draw(lanes, used, ending[freed][1], -1)
+                freed += 1
+            fits = [j for j in self.modes[c] if _fits(inst, lanes, used, inst.modes[c][j])]
+            slowed += not fits or fits[0] != self.modes[c][0]
+            if fits:
+                _draw(lanes, used, inst.modes[c][fits[0]], 1)
+        return slowed
+
     def _allocations(self, op: int) -> tuple[Any, ...]:
         """What decides whether ``op``'s unallocated buffers place now: per buffer, its
         memory, size, alignment and end of memory it is placed from."""
@@ -402,6 +464,8 @@ class SerialPass:
         k = self._pick_mode(op)
         if k is None:
             self.no_mode.add(self.draws[op])
+            return False
+        if self.yields[op] and self._in_the_way(op, k, now):
             return False
         allocations = self._allocations(op)
         if allocations in self.no_room:
@@ -424,6 +488,7 @@ class SerialPass:
         inst = self.inst
         mode = inst.modes[op][k]
         self.started[op], self.mode[op], self.start[op] = True, k, now
+        self.pending.discard(op)
         del self.waiting[bisect.bisect_left(self.waiting, self.pos[op])]
         self.holders.discard(op)
         self.end[op] = end = now + mode.duration
