@@ -1,12 +1,13 @@
-"""What the phase parts add to the lower bound of each bundled decoder layer, and what
-they cost (docs/bounds.md).
+"""What the phase parts and the ``windows`` part add to the lower bound of each bundled
+decoder layer, and what they cost (docs/bounds.md).
 
 For the Llama-3.2-1B and Qwen2.5-0.5B layers (prefill 128 tokens, decode 1 token) on
 hexagon-v75 and v79, prints: ops; the bound without the new parts (``before``: the
 largest of the other parts, and its name); the largest ``head_tail:K`` and
-``phases:K`` (and K); the bound with them; their ratio; the seconds the whole bound took
-and the seconds the phase parts take alone (wall clock, then both again in CPU time of
-the process, which a machine shared with other jobs inflates less). ``--imported`` adds
+``phases:K`` (and K); ``windows``; the bound with them; their ratio; the seconds the
+whole bound took and the seconds the phase parts and ``windows`` take alone (wall clock,
+then all three again in CPU time of the process, which a machine shared with other jobs
+inflates less). ``--imported`` adds
 the Llama-3.2-1B prefill layer of the ONNX corpus tiled into about 10,000 ops (as
 ``bench_prepare.py`` builds it), for the time at that size. Figures, not pass/fail; times
 are noisy on a shared machine.
@@ -34,7 +35,7 @@ LAYERS = ("llama-3.2-1b-prefill", "llama-3.2-1b-decode", "qwen2.5-0.5b-prefill",
           "qwen2.5-0.5b-decode")
 TARGETS = ("hexagon-v75", "hexagon-v79")
 IMPORTED = REPO / "benchmarks" / "corpus" / "llama-layer-prefill-dynamo-op20.onnx"
-NEW = ("head_tail:", "phases:")
+NEW = ("head_tail:", "phases:", "windows")
 
 
 def _largest(parts: dict[str, int], prefix: str) -> tuple[str, int]:
@@ -46,8 +47,9 @@ def _largest(parts: dict[str, int], prefix: str) -> tuple[str, int]:
 def measure(name: str, problem: Problem, target: Target) -> dict[str, Any]:
     """One layer: the bound with and without the phase parts, and their times."""
     from schedsearch.engine.bounds.configurations import configuration_bound
-    from schedsearch.engine.bounds.lower import lower_bound
+    from schedsearch.engine.bounds.lower import energy_relaxation, lower_bound
     from schedsearch.engine.bounds.phases import phase_parts
+    from schedsearch.engine.bounds.windows import window_part
 
     begin, cpu = time.perf_counter(), time.process_time()
     bound = lower_bound(problem, target)
@@ -55,6 +57,11 @@ def measure(name: str, problem: Problem, target: Target) -> dict[str, Any]:
     begin, cpu = time.perf_counter(), time.process_time()
     phase_parts(problem, target)
     phases_s, phases_cpu = time.perf_counter() - begin, time.process_time() - cpu
+    relaxation = energy_relaxation(problem, target)
+    begin, cpu = time.perf_counter(), time.process_time()
+    if relaxation is not None:
+        window_part(problem, target, relaxation.prices)
+    windows_s, windows_cpu = time.perf_counter() - begin, time.process_time() - cpu
     before = {k: v for k, v in bound.parts.items() if not k.startswith(NEW)}
     if "configuration" not in before:  # left out against the new parts: as it was before
         configuration = configuration_bound(problem, target, known=max(before.values()))
@@ -65,9 +72,11 @@ def measure(name: str, problem: Problem, target: Target) -> dict[str, Any]:
     phases_part, phases = _largest(bound.parts, "phases:")
     return {"layer": name, "target": target.name, "ops": len(problem.ops), "before": old,
             "before_part": old_part, "head_tail": head_tail, "head_tail_part": head_tail_part,
-            "phases": phases, "phases_part": phases_part, "bound": bound.value,
+            "phases": phases, "phases_part": phases_part,
+            "windows": bound.parts.get("windows", 0), "bound": bound.value,
             "gain": bound.value / old if old else 1.0, "bound_s": bound_s,
-            "bound_cpu_s": bound_cpu, "phases_s": phases_s, "phases_cpu_s": phases_cpu}
+            "bound_cpu_s": bound_cpu, "phases_s": phases_s, "phases_cpu_s": phases_cpu,
+            "windows_s": windows_s, "windows_cpu_s": windows_cpu}
 
 
 def imported_layer(seq: int) -> tuple[str, Problem, Target] | None:
@@ -110,16 +119,18 @@ def main(argv: list[str] | None = None) -> int:
             cases.append(found)
     print("seconds on this machine (noisy when shared)")
     print(f"{'layer':<32} {'ops':>6} {'before':>10} {'(part)':<16} {'head_tail':>10} "
-          f"{'phases':>10} {'(part)':<11} {'bound':>10} {'gain':>6} {'bound s':>8} "
-          f"{'phases s':>8} {'cpu':>5} {'cpu':>5}")
+          f"{'phases':>10} {'(part)':<11} {'windows':>10} {'bound':>10} {'gain':>6} "
+          f"{'bound s':>8} {'phases s':>8} {'win s':>6} {'cpu':>5} {'cpu':>5} {'cpu':>5}")
     rows = []
     for name, problem, target in cases:
         row = measure(name, problem, target)
         rows.append(row)
         print(f"{name:<32} {row['ops']:>6} {row['before']:>10,} {row['before_part']:<16} "
               f"{row['head_tail']:>10,} {row['phases']:>10,} {row['phases_part']:<11} "
-              f"{row['bound']:>10,} {row['gain']:>6.3f} {row['bound_s']:>8.2f} "
-              f"{row['phases_s']:>8.2f} {row['bound_cpu_s']:>5.2f} {row['phases_cpu_s']:>5.2f}")
+              f"{row['windows']:>10,} {row['bound']:>10,} {row['gain']:>6.3f} "
+              f"{row['bound_s']:>8.2f} {row['phases_s']:>8.2f} {row['windows_s']:>6.2f} "
+              f"{row['bound_cpu_s']:>5.2f} {row['phases_cpu_s']:>5.2f} "
+              f"{row['windows_cpu_s']:>5.2f}")
     write_figures(args.json, {"rows": rows})
     return 0
 
