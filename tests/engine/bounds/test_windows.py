@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from models.formats import Mode, Op, Problem, Target, Task
 from schedsearch.engine.bounds.lower import energy_relaxation, lower_bound
 from schedsearch.engine.bounds.windows import window_part
+from schedsearch.idealise import bottleneck
 from tests.engine.bounds.test_lower import optimum
 from tests.engine.bounds.test_phases import (
     TARGET as PHASE_TARGET,
@@ -57,6 +58,11 @@ def test_loads_that_cannot_overlap_and_their_compute_after_them_are_exact() -> N
     parts = lower_bound(p, TARGET).parts
     assert parts["windows"] == 350
     assert max(v for k, v in parts.items() if k != "windows") == 300  # disjunctive:BW
+
+
+def test_whatif_names_one_resource_where_windows_binds() -> None:
+    # windows combines every lane and budget: the bottleneck whatif names is the bus
+    assert bottleneck(loads_then(50), TARGET) == "disjunctive:BW"
 
 
 def test_a_wait_before_the_loads_is_a_head() -> None:
