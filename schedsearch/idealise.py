@@ -53,7 +53,7 @@ __all__ = ["DEFAULT_OPTIONS", "IdealKind", "Idealisation", "WhatIfRow", "WhatIf"
 #: Bound parts that combine several resources (not named as a bottleneck), and the
 #: search's own part beside the lower bound's (``dependency_chain`` at the search's
 #: granularity), so that a solve's parts name the bottleneck :func:`bottleneck` does.
-_COMBINED_PARTS = ("energy", "configuration", "cpsat", "dependency_chain")
+_COMBINED_PARTS = ("energy", "configuration", "windows", "cpsat", "dependency_chain")
 #: Whatif solves many problems: a shorter limit per solve than ``compare``'s default.
 DEFAULT_OPTIONS = SolveOptions(time_limit=2.0)
 

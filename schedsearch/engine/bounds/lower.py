@@ -36,6 +36,11 @@ The bound is the largest of its parts, each a valid bound on its own:
   time after any of them ends; ``phases:K``: the same across a chain of ops off K that
   cut K's work into phases, with the forced waits between them (an RMSNorm or a softmax
   that every later GEMM depends on). :mod:`schedsearch.engine.bounds.phases`.
+- ``windows``: the ``energy`` LP over the windows those forced heads and tails cut: the
+  ops that cannot start before ``r`` nor end after the makespan minus ``q`` fit their
+  work on every lane and budget into ``makespan - r - q``, one mode choice for all
+  windows (the last weight loads of a decode layer still need a GEMM and a store after
+  them). :mod:`schedsearch.engine.bounds.windows`.
 
 Makespans are integers, so rounding a true bound up keeps it a bound. A weak bound makes
 a good schedule look bad; these parts are cheap and cannot exceed the optimum.
@@ -56,7 +61,8 @@ from models.validate import after_graph, usable_modes
 from schedsearch.engine.bounds.configurations import configuration_bound
 from schedsearch.engine.bounds.lp import ceil_bound
 from schedsearch.engine.bounds.memory_parts import memory_bound_parts
-from schedsearch.engine.bounds.phases import phase_parts
+from schedsearch.engine.bounds.phases import forced_order, op_tables, phase_parts
+from schedsearch.engine.bounds.windows import window_part
 
 __all__ = ["LowerBound", "lower_bound", "critical_path", "energy_bound", "energy_relaxation",
            "EnergyRelaxation"]
@@ -114,7 +120,11 @@ def lower_bound(problem: Problem, target: Target, *,
         relaxation = energy_relaxation(problem, target)
     parts["energy"] = 0 if relaxation is None else relaxation.bound()
     parts.update(memory_bound_parts(problem, target))
-    parts.update(phase_parts(problem, target))
+    tables = op_tables(problem, target)
+    order = forced_order(problem, tables.duration)
+    parts.update(phase_parts(problem, target, forced=(tables, order)))
+    if order is not None and relaxation is not None:
+        parts.update(window_part(problem, target, relaxation.prices, order))
     configuration = configuration_bound(problem, target, known=max(parts.values()))
     if configuration is not None:  # None: it cannot beat the parts above
         parts["configuration"] = configuration

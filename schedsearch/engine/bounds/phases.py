@@ -66,7 +66,8 @@ import numpy as np
 from models.formats import Box, Problem, Target
 from models.regions import BoxIndex
 
-__all__ = ["MAX_GATES", "SAMPLE", "ForcedOrder", "forced_edges", "forced_order", "phase_parts"]
+__all__ = ["MAX_GATES", "SAMPLE", "ForcedOrder", "OpTables", "forced_edges", "forced_order",
+           "op_tables", "phase_parts"]
 
 #: Gates tried per lane kind. The chain's longest path costs ``O(K-ops * gates^2)``;
 #: 32 keeps a 10,000-op layer within a few tens of milliseconds per kind.
@@ -207,7 +208,7 @@ def _levels(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
 
 
 @dataclass(frozen=True, slots=True)
-class _OpTables:
+class OpTables:
     """Per op (problem order): the shortest usable ``duration`` and, per lane kind, the
     least ``duration * units`` over its usable modes (``work``). A mode is usable when it
     asks no more units than the target has (UNITS) and, unless it takes no time, draws no
@@ -217,7 +218,7 @@ class _OpTables:
     work: dict[str, np.ndarray]
 
 
-def _op_tables(problem: Problem, target: Target) -> _OpTables:
+def op_tables(problem: Problem, target: Target) -> OpTables:
     lanes, budgets = target.lanes, target.budgets
     duration = []
     work: dict[str, list[int]] = {kind: [] for kind in lanes}
@@ -231,7 +232,7 @@ def _op_tables(problem: Problem, target: Target) -> _OpTables:
         duration.append(min(m.duration for m in usable))
         for kind, column in work.items():
             column.append(min(m.duration * m.lanes.get(kind, 0) for m in usable))
-    return _OpTables(np.array(duration, dtype=np.int64),
+    return OpTables(np.array(duration, dtype=np.int64),
                      {kind: np.array(column, dtype=np.int64) for kind, column in work.items()})
 
 
@@ -413,12 +414,17 @@ def _chain_bound(order: ForcedOrder, work: np.ndarray, kops: np.ndarray, count: 
     return int(best)
 
 
-def phase_parts(problem: Problem, target: Target, *,
-                max_gates: int = MAX_GATES) -> dict[str, int]:
+def phase_parts(problem: Problem, target: Target, *, max_gates: int = MAX_GATES,
+                forced: tuple[OpTables, ForcedOrder | None] | None = None
+                ) -> dict[str, int]:
     """``head_tail:K`` and ``phases:K`` for each lane kind K that some op works on (see
-    the module docstring); none if the forced edges form a cycle (no legal schedule)."""
-    tables = _op_tables(problem, target)
-    order = forced_order(problem, tables.duration)
+    the module docstring); none if the forced edges form a cycle (no legal schedule).
+    ``forced`` is the problem's :func:`op_tables` and :func:`forced_order` when the
+    caller already has them."""
+    if forced is None:
+        tables = op_tables(problem, target)
+        forced = tables, forced_order(problem, tables.duration)
+    tables, order = forced
     if order is None:
         return {}
     parts: dict[str, int] = {}
