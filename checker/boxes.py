@@ -5,7 +5,8 @@ read?) are answered on the *compressed grid*: the distinct box bounds along each
 dimension cut the region into cells that no box splits, so counting per cell is exact.
 Tilings made by an operator library have few distinct bounds per dimension, so the grid
 is about as large as the number of boxes and NumPy does the counting. When the grid
-would exceed :data:`GRID_CELLS` cells, a sort-and-sweep along one dimension takes over.
+would exceed :data:`GRID_CELLS` cells, or :data:`GRID_CELLS_PER_BOX` cells per box, a
+sort-and-sweep along one dimension takes over.
 """
 
 from __future__ import annotations
@@ -22,13 +23,19 @@ import numpy as np
 from checker.intervals import LiveIntervals
 from checker.model import Box
 
-__all__ = ["GRID_CELLS", "GRID_RANK", "READ_WHOLE_RANK", "Partition", "Corners", "volume",
-           "inside", "clip", "clip_all", "corners_of", "show", "partition", "latest_writes"]
+__all__ = ["GRID_CELLS", "GRID_CELLS_PER_BOX", "GRID_RANK", "READ_WHOLE_RANK", "Partition",
+           "Corners", "volume", "inside", "clip", "clip_all", "corners_of", "show", "partition",
+           "latest_writes"]
 
 #: Largest compressed grid built in memory (cells); beyond it the sweep is used.
 GRID_CELLS = 1 << 22
 #: Most axes counted on the grid: its difference array costs ``2^rank`` updates per box.
 GRID_RANK = 4
+#: Most grid cells per box for a partition to be counted on the grid. A tiling's grid has
+#: about one cell per box; an irregular partition's can have ``n^rank`` (a staircase of n
+#: boxes, n^2/4), so past this the grid's cost would grow faster than the boxes'. The
+#: sweep costs about what 500-750 cells per box cost on a staircase of rank 2.
+GRID_CELLS_PER_BOX = 64
 
 
 def volume(box: Box) -> int:
@@ -267,12 +274,17 @@ def partition(region: Box, boxes: list[Box], corners: Corners | None = None) -> 
     sub_region = tuple(tuple(region[k]) for k in axes)
     projected = values[:, varying, :]
     cuts, ilo, ihi = _grid(projected, sub_region)
-    if len(axes) > GRID_RANK or prod(len(c) for c in cuts) > GRID_CELLS:
+    cells = prod(len(c) for c in cuts)
+    fits = len(axes) <= GRID_RANK and cells <= GRID_CELLS
+    if not fits or cells > GRID_CELLS_PER_BOX * len(ids):
         kept = _boxes(projected)
         overlaps = _sweep_overlaps(kept, ids)
         if overlaps:
             return Partition(overlaps, None, None)
-        return Partition([], sum(map(volume, kept)) < volume(sub_region), None)
+        uncovered = sum(map(volume, kept)) < volume(sub_region)
+        if not uncovered or not fits:
+            return Partition([], uncovered, None)
+        # a hole in a grid that fits: the grid says where it is (an illegal file's cost)
     counts = _coverage_counts(cuts, ilo, ihi)
     holes = np.argwhere(counts == 0)
     gap = None

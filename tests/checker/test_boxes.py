@@ -44,12 +44,16 @@ def brute_partition(region: Box, items: list[Box]) -> tuple[bool, bool]:
 METHODS = pytest.mark.parametrize("cells", [boxes.GRID_CELLS, 0], ids=["grid", "sweep"])
 
 
+@pytest.mark.parametrize("per_box", [boxes.GRID_CELLS_PER_BOX, 0],
+                         ids=["grid", "sweep-then-grid-for-holes"])
 @METHODS
 @given(case=boxes_in())
-def test_partition_agrees_with_brute_force(cells: int, case: tuple[Box, list[Box]]) -> None:
+def test_partition_agrees_with_brute_force(cells: int, per_box: int,
+                                           case: tuple[Box, list[Box]]) -> None:
     region, items = case
     overlap, gap = brute_partition(region, items)
-    with mock.patch.object(boxes, "GRID_CELLS", cells):
+    with mock.patch.object(boxes, "GRID_CELLS", cells), \
+            mock.patch.object(boxes, "GRID_CELLS_PER_BOX", per_box):
         result = partition(region, items)
     assert bool(result.overlaps) == overlap
     for i, j in result.overlaps:
@@ -80,6 +84,29 @@ def test_a_grid_tiling_is_a_partition(cells: int) -> None:
     with mock.patch.object(boxes, "GRID_CELLS", cells):
         result = partition(((0, 8), (0, 9)), tiles)
     assert result.overlaps == [] and result.gapped is False
+
+
+def _staircase(m: int) -> tuple[Box, list[Box]]:
+    """A square of side m cut into a staircase: column i split at height i + 1 (about m^2
+    grid cells for 2m boxes)."""
+    items = [((i, i + 1), (lo, hi)) for i in range(m)
+             for lo, hi in ((0, i + 1), (i + 1, m)) if lo < hi]
+    return ((0, m), (0, m)), items
+
+
+def test_a_partition_with_many_grid_cells_per_box_is_swept_not_counted() -> None:
+    region, items = _staircase(400)  # 160,000 cells for 799 boxes: under GRID_CELLS
+    with mock.patch.object(boxes, "_coverage_counts", side_effect=AssertionError("grid")):
+        result = partition(region, items)
+    assert result.overlaps == [] and result.gapped is False
+
+
+def test_a_hole_in_a_swept_partition_is_located_on_the_grid() -> None:
+    region, items = _staircase(400)
+    result = partition(region, items[:10] + items[11:])
+    hole = items[10]
+    assert result.gapped is True and result.gap is not None
+    assert points(result.gap) <= points(hole)
 
 
 def test_rank_zero_and_empty_regions() -> None:
