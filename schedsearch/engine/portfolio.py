@@ -39,6 +39,7 @@ from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.plain import plain_list_schedule
 from schedsearch.engine.serial import SerialPass, Stall
 from schedsearch.engine.solution import Solution
+from schedsearch.engine.split_bus import split_bus_schedule
 from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY", "priced_modes", "plain_floor",
@@ -329,12 +330,13 @@ def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
                   priced: list[list[int]] | None = None,
                   portfolio: Sequence[PassSpec] = PORTFOLIO) -> Solution | Stall:
     """The shortest legal solution among the plain list schedule (:func:`plain_floor`,
-    always run first, whatever the budget: so no search loses to it) and the passes of
-    ``portfolio`` the budget allows, or of :data:`_FALLBACK` when all of them stall. The
-    first pass always runs to its end; later ones stop when the work left
-    (:data:`CHARGE_PER_TRY` per start attempt, after :data:`CHARGE_PER_OP` per op for the
-    pass's setup) or the deadline runs out, and are charged their setup and the attempts
-    they made. On a tie a pass's schedule is kept, not the plain one.
+    always run first, whatever the budget: so no search loses to it), the passes of
+    ``portfolio`` the budget allows, the split-bus schedule (:mod:`.split_bus`, cheap,
+    on layers bound by a shared bus only, whatever the budget), or of :data:`_FALLBACK`
+    when all of them stall. The first pass always runs to its end; later ones stop when
+    the work left (:data:`CHARGE_PER_TRY` per start attempt, after :data:`CHARGE_PER_OP`
+    per op for the pass's setup) or the deadline runs out, and are charged their setup
+    and the attempts they made. On a tie a pass's schedule is kept, not the plain one.
 
     When even in-sequence issue of a depth-first order stalls, greedy placement has
     failed, not necessarily the problem (a first-fit address can block the exact packing
@@ -347,6 +349,9 @@ def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
     sequences = _Sequences(inst, dag, priced)
     floor = plain_floor(inst, dag, budget)
     best, stall = _run_portfolio(inst, dag, sequences, portfolio, budget, floor)
+    split = split_bus_schedule(inst, dag, budget)
+    if split is not None and (best is None or split.makespan(inst) < best.makespan(inst)):
+        best = split
     if floor is not None and (best is None or floor.makespan(inst) < best.makespan(inst)):
         return floor
     for spec in _FALLBACK if best is None else ():

@@ -12,8 +12,10 @@ from models.workload import load_problem_input
 from schedsearch.engine import serial
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
+from schedsearch.engine.modes import lean_split
 from schedsearch.engine.plain import plain_list_schedule
 from schedsearch.engine.portfolio import CHARGE_PER_OP, CHARGE_PER_TRY, list_schedule
+from schedsearch.engine.split_bus import CHARGE_PER_OP as SPLIT_CHARGE_PER_OP
 from schedsearch.engine.timebudget import TimeBudget
 
 
@@ -41,8 +43,9 @@ def test_each_pass_and_the_plain_floor_are_charged_their_setup_and_attempts(
     list_schedule(inst, dag, budget)
     plain = plain_list_schedule(inst, dag)
     setup = CHARGE_PER_OP * inst.n_ops
+    split = SPLIT_CHARGE_PER_OP * inst.n_ops if lean_split(inst) is not None else 0.0
     assert len(attempts) > 1
-    assert math.isclose(budget.spent, (len(attempts) + 1) * setup
+    assert math.isclose(budget.spent, (len(attempts) + 1) * setup + split
                         + CHARGE_PER_TRY * (sum(attempts) + plain.tries))
 
 

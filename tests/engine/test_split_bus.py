@@ -1,0 +1,60 @@
+"""The split-bus schedule: the energy LP's mode mix on a two-queue bus made whole."""
+
+from __future__ import annotations
+
+from models.formats import Mode, Op, Problem, Task
+from schedsearch.engine.bounds.lower import lower_bound
+from schedsearch.engine.hazards import build_dag
+from schedsearch.engine.instance import build_instance
+from schedsearch.engine.modes import lean_split
+from schedsearch.engine.portfolio import list_schedule
+from schedsearch.engine.solution import to_schedule
+from schedsearch.engine.split_bus import split_bus_schedule
+from tests.engine.problems import gemm_problem, target, verify
+
+
+def _loads(n: int) -> Problem:
+    """Independent loads: fast (10 ticks, 40 of the bus's 60) or lean (20 ticks, 20).
+    Two fast ones overflow the bus, a fast and a lean one fit: the LP's mix runs one
+    fast load beside one lean at every instant, 2/3 of the loads fast."""
+    ops = {f"l{i}": Op("t", (Mode(10, {"DMA": 1}, {"BW": 40}),
+                             Mode(20, {"DMA": 1}, {"BW": 20}))) for i in range(n)}
+    return Problem("loads", {}, {"t": Task("copy")}, {}, ops)
+
+
+def test_the_fast_loads_keep_one_queue_as_busy_as_the_lean_ones_the_other() -> None:
+    inst = build_instance(_loads(9), target())
+    choice = lean_split(inst)
+    assert choice is not None
+    fast = [i for i, (m, unit) in enumerate(choice) if m == 0]
+    assert len(fast) == 6  # 60 ticks fast beside 3 lean loads' 60
+    assert all(unit == (0 if m == 0 else 1) for m, unit in choice)
+
+
+def test_no_split_where_two_fast_loads_fit_the_bus_or_one_queue_serves_them() -> None:
+    assert lean_split(build_instance(_loads(4), target(bw=80))) is None
+    assert lean_split(build_instance(_loads(4), target(dma=1))) is None
+
+
+def test_the_split_reaches_the_bus_bound_on_independent_loads() -> None:
+    problem, tgt = _loads(9), target()
+    inst = build_instance(problem, tgt)
+    found = split_bus_schedule(inst, build_dag(inst))
+    assert found is not None
+    assert verify(to_schedule(inst, found, {})) == []
+    assert found.makespan(inst) == lower_bound(problem, tgt).value == 60
+
+
+def test_the_split_schedule_is_legal_with_buffers_and_dependences() -> None:
+    inst = build_instance(gemm_problem(blocks=3, k_steps=2), target(capacity=1 << 16))
+    dag = build_dag(inst)
+    found = split_bus_schedule(inst, dag)
+    assert found is not None
+    assert verify(to_schedule(inst, found, {})) == []
+    best = list_schedule(inst, dag)
+    assert best.makespan(inst) <= found.makespan(inst)  # the list schedule keeps it
+
+
+def test_no_split_schedule_where_memory_cannot_hold_the_longest_tail_order() -> None:
+    inst = build_instance(gemm_problem(blocks=3, k_steps=2), target(capacity=3 * 1024))
+    assert split_bus_schedule(inst, build_dag(inst)) is None
