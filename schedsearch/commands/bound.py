@@ -31,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "at once; gaps:M, what memory forces into each gap between the ops "
                     "that run apart; head_tail:K and phases:K, the waits the orders "
                     "of every legal schedule force on lane kind K, before its first op, "
-                    "after its last and between phases (docs/search.md, docs/bounds.md). "
+                    "after its last and between phases, with the traffic that crosses "
+                    "them (docs/search.md, docs/bounds.md). "
                     "PROBLEM is an npu-problem/1 file "
                     "or a workload (docs/models.md has the formulas).")
     parser.add_argument("problem", metavar="PROBLEM",

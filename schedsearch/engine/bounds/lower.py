@@ -35,7 +35,9 @@ The bound is the largest of its parts, each a valid bound on its own:
   of a read value, DDR writes before reads) plus K's work over its units plus the least
   time after any of them ends; ``phases:K``: the same across a chain of ops off K that
   cut K's work into phases, with the forced waits between them (an RMSNorm or a softmax
-  that every later GEMM depends on). :mod:`schedsearch.engine.bounds.phases`.
+  that every later GEMM depends on), each wait also counting the work that every lane
+  kind and budget must do in it (the activations crossing DDR between two GEMM phases).
+  :mod:`schedsearch.engine.bounds.phases`.
 - ``windows``: the ``energy`` LP over the windows those forced heads and tails cut: the
   ops that cannot start before ``r`` nor end after the makespan minus ``q`` fit their
   work on every lane and budget into ``makespan - r - q``, one mode choice for all

@@ -27,32 +27,38 @@ K-ops), and the units of K do at most ``c`` unit-ticks of work per tick, so::
 
     makespan >= min head + ceil(sum of w / c) + min tail
 
-``phases:K``: a *gate* is an op that is not a K-op. For a gate ``g``, with ``E(g)`` a
-lower bound on its end, the K-ops that must start after ``g`` ends (its K-descendants
-``D``) run inside ``[min over D of max(head(s), E(g) + path to start(s)), makespan -
-min tail]``, and the K-ops that must end before ``g`` ends (K-ancestors ``A``) inside
-``[.., end(g) - min over A of path(s, g)]``. Between two gates ``g' -> g`` the K-ops that
-descend from ``g'`` and are ancestors of ``g`` (a *segment*) are caught in between, so::
+``phases:K``: a *gate* is an op that is not a K-op. Gates are bounded in dependency
+order, each ``E(g)`` a lower bound on its end, and every op carries ``est``, a lower
+bound on its start: its head, raised to ``E(g) + path(g to its start)`` for every gate
+``g`` bounded so far that it depends on. For a gate ``g`` and each resource R (every
+lane kind and budget, with capacity ``c_R`` and least work ``w_R``), the ops R works
+on that ``g`` waits for and whose ``est`` is at least ``r`` start at ``r`` or later, do
+their work on R, and end at least ``path(s, g)`` before ``g`` ends, so::
 
     E(g) >= max(head(g) + d(g),
-                E(g') + path(g', g),
-                min over S of max(head(s), E(g') + path(g' to s's start))
-                  + ceil(w(S) / c) + min over S of path(s, g))        for each g' -> g
-    makespan >= E(g) + [the same for the K-descendants of g, with min tail]
+                E(g') + path(g', g)                           for each earlier g' -> g,
+                r + ceil(w_R(those ops) / c_R) + min path(s, g)     for each R and r)
+    makespan >= E(g) + tail(g),
+                r + ceil(w_K(ops with est >= r) / c) + min tail     for each r
 
-with the segment before the first gate bounded from the heads. This is a longest path
-over the gates (a chain ``g1 -> g2 -> ... -> gm`` cuts K's work into phases and adds the
-forced waits between them); each step holds for every legal schedule, so ``E(g) <=
-end(g)`` by induction, and any set of gates gives a valid figure. K-ops that are in no
-segment of the chain only make it weaker. ``phases:K`` is at least ``head_tail:K``.
+(the thresholds ``r`` are the ``est`` values themselves: one sort and running sums per
+gate and resource). With R = K and ``r`` the earliest start of the K-ops between an
+earlier gate and ``g`` (a *segment*), this is the chain of phases: a chain ``g1 -> g2
+-> ... -> gm`` cuts K's work into phases and adds the forced waits between them. With R
+the DDR bandwidth or the DMA queues it counts the traffic that crosses a phase boundary
+(the activations stored and loaded again between two GEMM phases), which a path at the
+shortest durations lets run side by side. Each step holds for every legal schedule, so
+``E(g) <= end(g)`` and ``est <= start`` by induction, and any set of gates gives a valid
+figure; ``phases:K`` is at least ``head_tail:K``.
 
 Speed. Which gates to try is a heuristic (:func:`_choose_gates`): up to
-:data:`MAX_GATES` per kind, ranked by the shortest forced wait through the gate minus
+:data:`MAX_GATES` per kind ranked by the shortest forced wait through the gate minus
 the K work unordered with it over ``c`` (counted on a :func:`_sample` of the K-ops), one
-per distinct split of the sample into ancestors and descendants. Paths from and to all
-chosen gates are found at once, as a matrix of ops by gates, one vectorised step per
-dependency level (:class:`_Pass`); the chain is then one pass over the gates in
-dependency order, each step vectorised over the earlier gates.
+per distinct split of the sample into ancestors and descendants, and the
+:data:`CROSSING_GATES` and :data:`LEAD_GATES` that the traffic across a boundary needs
+(:func:`_crossing_gates`). Paths from and to all chosen gates are found at once, as a
+matrix of ops by gates, one vectorised step per dependency level (:class:`_Pass`); the
+chain is then one pass over the gates in dependency order.
 """
 
 from __future__ import annotations
@@ -72,6 +78,12 @@ __all__ = ["MAX_GATES", "SAMPLE", "ForcedOrder", "OpTables", "forced_edges", "fo
 #: Gates tried per lane kind. The chain's longest path costs ``O(K-ops * gates^2)``;
 #: 32 keeps a 10,000-op layer within a few tens of milliseconds per kind.
 MAX_GATES = 32
+
+#: Gates added per kind for the traffic that crosses phase boundaries
+#: (:func:`_crossing_gates`): the chain's cost grows with the gates, and on the bundled
+#: prefill layers these many reach what 5-14 times as many do.
+CROSSING_GATES = 64
+LEAD_GATES = 16
 
 #: K-ops that stand for all of them when gates are chosen (:func:`_sample`): the bit sets
 #: of who depends on whom then take 32 bytes per op whatever the size of the problem.
@@ -210,18 +222,28 @@ def _levels(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
 @dataclass(frozen=True, slots=True)
 class OpTables:
     """Per op (problem order): the shortest usable ``duration`` and, per lane kind, the
-    least ``duration * units`` over its usable modes (``work``). A mode is usable when it
-    asks no more units than the target has (UNITS) and, unless it takes no time, draws no
-    more than each budget's capacity."""
+    least ``duration * units`` over its usable modes (``work``), per budget the least
+    ``duration * draw`` (``draw``). A mode is usable when it asks no more units than the
+    target has (UNITS) and, unless it takes no time, draws no more than each budget's
+    capacity."""
 
     duration: np.ndarray
     work: dict[str, np.ndarray]
+    draw: dict[str, np.ndarray]
+
+    def resources(self, target: Target) -> list[tuple[np.ndarray, int]]:
+        """Each lane kind and budget some op uses: its per-op least work and capacity."""
+        found = [*((self.work[k], n) for k, n in target.lanes.items()),
+                 *((self.draw[b], c) for b, c in target.budgets.items())]
+        return [(work, capacity) for work, capacity in found
+                if capacity > 0 and work.any()]
 
 
 def op_tables(problem: Problem, target: Target) -> OpTables:
     lanes, budgets = target.lanes, target.budgets
     duration = []
     work: dict[str, list[int]] = {kind: [] for kind in lanes}
+    draw: dict[str, list[int]] = {budget: [] for budget in budgets}
     for op in problem.ops.values():
         usable = op.modes if len(op.modes) == 1 else [
             m for m in op.modes
@@ -232,8 +254,12 @@ def op_tables(problem: Problem, target: Target) -> OpTables:
         duration.append(min(m.duration for m in usable))
         for kind, column in work.items():
             column.append(min(m.duration * m.lanes.get(kind, 0) for m in usable))
+        for budget, column in draw.items():
+            column.append(min(m.duration * m.budgets.get(budget, 0) for m in usable))
     return OpTables(np.array(duration, dtype=np.int64),
-                     {kind: np.array(column, dtype=np.int64) for kind, column in work.items()})
+                    {kind: np.array(column, dtype=np.int64) for kind, column in work.items()},
+                    {budget: np.array(column, dtype=np.int64)
+                     for budget, column in draw.items()})
 
 
 def forced_order(problem: Problem, duration: np.ndarray) -> ForcedOrder | None:
@@ -327,17 +353,30 @@ def _sample(order: ForcedOrder, work: np.ndarray, kops: np.ndarray
 
 def _choose_gates(order: ForcedOrder, work: np.ndarray, kops: np.ndarray, count: int,
                   limit: int) -> np.ndarray:
-    """Up to ``limit`` gates for kind K, best first by a quick estimate of what each adds
-    alone: the shortest wait it forces (:func:`_k_gaps`) minus the K work unordered with
-    it over ``count`` (on a :func:`_sample` of the K-ops); one per distinct split of the
-    sample into its ancestors and descendants, and only those with both."""
+    """Gates for kind K: up to ``limit`` best first by a quick estimate of what each adds
+    alone (:func:`_phase_gates`), then the ops whose bounds carry the other resources'
+    work across a phase boundary (:func:`_crossing_gates`); none at all if ``limit`` is 0."""
+    if limit == 0:
+        return np.zeros(0, dtype=np.int64)
     is_k = work > 0
     candidates = np.flatnonzero(~is_k)
     sample, weight = _sample(order, work, kops)
     before, after = _k_reach(order, sample)
-    ordered = (_weighed(before[candidates], weight.astype(np.float64))
-               + _weighed(after[candidates], weight.astype(np.float64)))
-    gain = _k_gaps(order, is_k)[candidates] - (weight.sum() - ordered) / count
+    weight = weight.astype(np.float64)
+    ancestors = _weighed(before[candidates], weight)
+    descendants = _weighed(after[candidates], weight)
+    gain = _k_gaps(order, is_k)[candidates] - (weight.sum() - ancestors - descendants) / count
+    phase = _phase_gates(candidates, before, after, gain, limit)
+    crossing = _crossing_gates(candidates, ancestors, descendants)
+    return np.unique(np.concatenate([phase, crossing]))
+
+
+def _phase_gates(candidates: np.ndarray, before: np.ndarray, after: np.ndarray,
+                 gain: np.ndarray, limit: int) -> np.ndarray:
+    """Up to ``limit`` of ``candidates`` by ``gain`` (the shortest wait a gate forces,
+    :func:`_k_gaps`, minus the K work unordered with it over the count, on the sample):
+    one per distinct split of the sample into its ancestors and descendants, and only
+    those with both."""
     useful = (gain > 0) & before[candidates].any(axis=1) & after[candidates].any(axis=1)
     ranked = candidates[useful][np.argsort(-gain[useful], kind="stable")]
     chosen: list[int] = []
@@ -352,11 +391,105 @@ def _choose_gates(order: ForcedOrder, work: np.ndarray, kops: np.ndarray, count:
     return np.array(chosen, dtype=np.int64)
 
 
-def _chain_bound(order: ForcedOrder, work: np.ndarray, kops: np.ndarray, count: int,
-                 gates: np.ndarray) -> int:
-    """The longest chain of ``gates`` (see ``phases:K`` in the module docstring); 0
-    without gates. Paths from and to every gate are found in one sweep each, as matrices
-    of nodes by gates."""
+def _crossing_gates(candidates: np.ndarray, ancestors: np.ndarray,
+                    descendants: np.ndarray) -> np.ndarray:
+    """The :data:`CROSSING_GATES` candidates with the most K work on both sides (the
+    smaller of their sampled K ancestors' and descendants' work), and the
+    :data:`LEAD_GATES` with no K ancestors and the most K work after them.
+
+    Why. Between two GEMM phases the DDR and the DMA queues carry the activations
+    across (a Llama MLP's products, stored and loaded again), and a chain step counts
+    that traffic only if the ops it crosses have bounds that know the phase before them
+    ran: the loads and vector ops there, each with a split of the K-ops that
+    :func:`_phase_gates` keeps only once. Before the first phase, the loads of the
+    first RMSNorm likewise. On the bundled prefill layers these raise ``phases:HMX`` by
+    0.1-0.3 %, where a gate per op that is not on K raises it by 0.1 % more at ten
+    times the cost."""
+    both = (ancestors > 0) & (descendants > 0)
+    ranked = np.argsort(-np.minimum(ancestors, descendants), kind="stable")
+    crossing = ranked[both[ranked]][:CROSSING_GATES]
+    leads = (ancestors == 0) & (descendants > 0)
+    ranked = np.argsort(-descendants, kind="stable")
+    return candidates[np.concatenate([crossing, ranked[leads[ranked]][:LEAD_GATES]])]
+
+
+def _energetic(est: np.ndarray, w: np.ndarray, count: int, rest: np.ndarray) -> int:
+    """The largest ``r + ceil(W(r) / count) + min rest`` over thresholds ``r``, where
+    ``W(r)`` and the minimum are over the ops with ``est >= r``: those ops start at ``r``
+    or later, do their work on ``count`` units, and then need ``rest`` more."""
+    order = np.argsort(-est, kind="stable")
+    work = np.cumsum(w[order])
+    rest = np.minimum.accumulate(rest[order])
+    return int((est[order] + _ceil_div(work, count) + rest).max())
+
+
+@dataclass(slots=True)
+class _Caught:
+    """One resource (a lane kind or a budget) in a chain of gates: its ops (those with
+    least work > 0, ``w``) and ``count``, their forced paths from and to every gate,
+    and ``est``: each op's earliest start from its head and the gates bounded so far.
+    For the chain's own kind also ``earliest``, per op and gate, its earliest start
+    given that gate's bound alone (for the segments between two gates)."""
+
+    w: np.ndarray
+    count: int
+    head: np.ndarray
+    tail: np.ndarray
+    after_gate: np.ndarray  # (ops, gates): the op depends on the gate
+    gate_to_start: np.ndarray  # the gate's end -> the op's start
+    before_gate: np.ndarray  # the gate depends on the op
+    end_to_gate: np.ndarray  # the op's end -> the gate's end
+    est: np.ndarray
+    earliest: np.ndarray | None
+
+    def into_gate(self, j: int, earlier: np.ndarray) -> int:
+        """A bound on gate ``j``'s end from this resource's work on the ops it waits for
+        (:func:`_energetic`, their path to the gate's end after them) and, with
+        ``earliest``, on each segment from one of the ``earlier`` gates; 0 if none."""
+        ancestors = self.before_gate[:, j]
+        if not ancestors.any():
+            return 0
+        bound = _energetic(self.est[ancestors], self.w[ancestors], self.count,
+                           self.end_to_gate[ancestors, j])
+        if self.earliest is None or not len(earlier):
+            return bound
+        segment = self.after_gate[:, earlier] & ancestors[:, None]
+        some = segment.any(axis=0)
+        if some.any():
+            segment = segment[:, some]
+            first = np.where(segment, self.earliest[:, earlier[some]], _FAR).min(axis=0)
+            last = np.where(segment, self.end_to_gate[:, j, None], _FAR).min(axis=0)
+            phase = first + _ceil_div(self.w @ segment, self.count) + last
+            bound = max(bound, int(phase.max()))
+        return bound
+
+    def after(self, j: int, bound: int) -> int:
+        """Gate ``j`` ends at ``bound`` or later, so its descendants start later; with
+        ``earliest``, a bound on the makespan from their work after it (else 0)."""
+        descendants = self.after_gate[:, j]
+        later = np.where(descendants, np.maximum(self.head, bound + self.gate_to_start[:, j]),
+                         _FAR)
+        self.est[descendants] = np.maximum(self.est[descendants], later[descendants])
+        if self.earliest is None or not descendants.any():
+            return 0
+        self.earliest[:, j] = later
+        return int(later[descendants].min() + _ceil_div(self.w[descendants].sum(), self.count)
+                   + self.tail[descendants].min())
+
+    def makespan(self) -> int:
+        """A bound on the makespan from this resource's work and its ops' tails."""
+        return _energetic(self.est, self.w, self.count, self.tail)
+
+
+def _chain_bound(order: ForcedOrder, resources: list[tuple[np.ndarray, int]],
+                 own: np.ndarray, gates: np.ndarray) -> int:
+    """The longest chain of ``gates`` (see ``phases:K`` in the module docstring), each
+    step counting the work that gates wait for on every one of ``resources`` (per op
+    least work, capacity), and on the chain's kind (its work ``own``, which must be one
+    of them) the segments between two gates and the work after the last; 0 without
+    gates. (The other resources' work after the gates is ``windows``' and ``energy``'s:
+    here it would name K for what K does not do.) Paths from and to every
+    gate are found in one sweep each, as matrices of nodes by gates."""
     if not len(gates):
         return 0
     duration, head, tail = order.duration, order.head, order.tail
@@ -373,45 +506,30 @@ def _chain_bound(order: ForcedOrder, work: np.ndarray, kops: np.ndarray, count: 
 
     order.forward.run(from_gate, np.maximum, longer(from_gate))
     order.backward.run(to_gate, np.maximum, longer(to_gate))
-    k_duration = duration[kops, None]
-    after_gate = from_gate[kops] >= 0  # (K-ops, gates): the K-op depends on the gate
-    gate_to_start = from_gate[kops] - k_duration  # gate's end -> K-op's start
-    before_gate = to_gate[kops] >= 0  # the gate depends on the K-op
-    end_to_gate = to_gate[kops] - k_duration  # K-op's end -> gate's end
+    caught = []
+    for work, count in resources:
+        ops = np.flatnonzero(work > 0)
+        own_duration = duration[ops, None]
+        caught.append(_Caught(
+            work[ops], count, head[ops], tail[ops], from_gate[ops] >= 0,
+            from_gate[ops] - own_duration, to_gate[ops] >= 0, to_gate[ops] - own_duration,
+            head[ops].copy(),
+            np.full((len(ops), len(gates)), _FAR) if work is own else None))
     between = from_gate[gates]  # [b, a]: gate a's end -> gate b's end
-    w, k_head, k_tail = work[kops], head[kops], tail[kops]
-    earliest = np.full((len(kops), len(gates)), _FAR)  # K-op start, given the gate's end
     end = np.zeros(len(gates), dtype=np.int64)  # E(gate)
     best = 0
     for j in np.argsort(order.level[gates], kind="stable"):  # predecessors first
         gate = gates[j]
-        ancestors = before_gate[:, j]
         bound = head[gate] + duration[gate]
-        if ancestors.any():
-            bound = max(bound, k_head[ancestors].min() + _ceil_div(w[ancestors].sum(), count)
-                        + end_to_gate[ancestors, j].min())
         earlier = np.flatnonzero(between[j] >= 0)
         earlier = earlier[earlier != j]
         if len(earlier):
             bound = max(bound, int((end[earlier] + between[j, earlier]).max()))
-            segment = after_gate[:, earlier] & ancestors[:, None]
-            some = segment.any(axis=0)
-            if some.any():
-                segment = segment[:, some]
-                first = np.where(segment, earliest[:, earlier[some]], _FAR).min(axis=0)
-                last = np.where(segment, end_to_gate[:, j, None], _FAR).min(axis=0)
-                phase = first + _ceil_div(w @ segment, count) + last
-                bound = max(bound, int(phase.max()))
+        bound = max([bound, *(resource.into_gate(j, earlier) for resource in caught)])
         end[j] = bound
-        descendants = after_gate[:, j]
-        earliest[:, j] = np.where(descendants, np.maximum(k_head, bound + gate_to_start[:, j]),
-                                  _FAR)
-        best = max(best, bound + tail[gate])
-        if descendants.any():
-            best = max(best, int(earliest[descendants, j].min()
-                                 + _ceil_div(w[descendants].sum(), count)
-                                 + k_tail[descendants].min()))
-    return int(best)
+        best = max([best, bound + tail[gate], *(resource.after(j, bound) for resource in caught)])
+    return int(max([best, *(resource.makespan() for resource in caught
+                              if resource.earliest is not None)]))
 
 
 def phase_parts(problem: Problem, target: Target, *, max_gates: int = MAX_GATES,
@@ -428,6 +546,7 @@ def phase_parts(problem: Problem, target: Target, *, max_gates: int = MAX_GATES,
     if order is None:
         return {}
     parts: dict[str, int] = {}
+    resources = tables.resources(target)
     for kind, count in target.lanes.items():
         work = tables.work[kind]
         kops = np.flatnonzero(work > 0)
@@ -437,6 +556,5 @@ def phase_parts(problem: Problem, target: Target, *, max_gates: int = MAX_GATES,
                         + order.tail[kops].min())
         gates = _choose_gates(order, work, kops, count, max_gates)
         parts[f"head_tail:{kind}"] = head_tail
-        parts[f"phases:{kind}"] = max(head_tail,
-                                      _chain_bound(order, work, kops, count, gates))
+        parts[f"phases:{kind}"] = max(head_tail, _chain_bound(order, resources, work, gates))
     return parts

@@ -125,6 +125,27 @@ def test_a_chain_of_gates_through_ddr_counts_every_phase() -> None:
     assert optimum(with_forced_edges(p), TARGET) == 280
 
 
+def test_traffic_that_crosses_a_phase_boundary_counts_its_bandwidth() -> None:
+    # Two GEMMs, then two transfers that each need both GEMMs' results and the whole DDR
+    # bandwidth (two DMA units, but 60 of 60 each: one at a time), a vector op on both
+    # and a GEMM on that. The matrix engine alone sees 200 + 50 + 10 + 100; the
+    # transfers start at 200 at the earliest and take 100 together: 410, the optimum.
+    def transfer(name: str) -> Op:
+        return Op("t", (Mode(50, {"DMA": 1}, {"BW": 60}),),
+                  reads=(buf("a1", "A1"), buf("a2", "A2")), writes=(buf(name, name.upper()),))
+
+    p = problem({
+        "a1": op("HMX", 100, (rows("X", 0, 4),), (buf("a1", "A1"),)),
+        "a2": op("HMX", 100, (rows("X", 0, 4),), (buf("a2", "A2"),)),
+        "x1": transfer("x1"), "x2": transfer("x2"),
+        "v": op("HVX", 10, (buf("x1", "X1"), buf("x2", "X2")), (buf("v", "V"),)),
+        "b": op("HMX", 100, (buf("v", "V"),)),
+    })
+    assert phase_parts(p, TARGET)["phases:HMX"] == 410
+    assert optimum(with_forced_edges(p), TARGET) == 410
+    assert lower_bound(p, TARGET).value == 410
+
+
 def test_the_single_writer_of_a_value_orders_its_readers() -> None:
     p = gemm_phases()
     index = {name: i for i, name in enumerate(p.ops)}
