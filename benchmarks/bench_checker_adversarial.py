@@ -17,6 +17,11 @@ at most 5x per 4x.
 
     python benchmarks/bench_checker_adversarial.py [--sizes 1000 4000 16000 64000]
                                                    [--families boxes staircase ...]
+                                                   [--calls]
+
+``--calls`` counts each verification's function calls instead (:func:`count_calls`):
+the same figure on every run, where one step of CPU time moves by 10-20 % between runs
+on the shared machine and by more where a size's data outgrows a cache.
 
 This prints figures; it passes or fails nothing.
 """
@@ -24,9 +29,11 @@ This prints figures; it passes or fails nothing.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gc
 import json
 import math
+import pstats
 import resource
 import subprocess
 import sys
@@ -221,6 +228,38 @@ def run_case(family: str, n: int, mode: str) -> Doc:
             "codes": sorted(report.codes())}
 
 
+def count_calls(family: str, n: int, mode: str) -> tuple[int, int]:
+    """The ops of one case and the function calls (Python and built-in) its verification
+    makes, counted by :mod:`cProfile`: the same on every run and machine, so its growth
+    per 4x shows the shape of the work without the noise of a clock or the caches (a
+    linear pass makes 4x the calls; a pass over all pairs 16x)."""
+    import checker
+    from checker.program import verify_program
+
+    schedule, waits = FAMILIES[family](n)
+    ops = len(schedule["ops"])
+    document = json.loads(json.dumps(program(schedule, waits) if mode == "verify-program"
+                                     else schedule))
+    del schedule, waits
+    profile = cProfile.Profile()
+    profile.enable()
+    verify_program(document) if mode == "verify-program" else checker.verify(document)
+    profile.disable()
+    return ops, pstats.Stats(profile).total_calls
+
+
+def _print_calls(families: list[str], modes: list[str], sizes: list[int]) -> None:
+    print("| family | mode | ops | calls | growth per 4x |\n|---|---|---:|---:|---:|")
+    for family in families:
+        for mode in modes:
+            previous = None
+            for n in sizes:
+                ops, calls = count_calls(family, n, mode)
+                growth = f"{calls / previous:.2f}x" if previous else ""
+                previous = calls
+                print(f"| {family} | {mode} | {ops} | {calls:,} | {growth} |", flush=True)
+
+
 def _subprocess(family: str, n: int, mode: str, timeout: float) -> Doc | None:
     try:
         done = subprocess.run([sys.executable, __file__, "--case", family, str(n), mode],
@@ -260,9 +299,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="seconds before a case is reported as timed out")
     parser.add_argument("--repeat", type=int, default=3,
                         help="verify each case in this many fresh processes, keep the least time")
+    parser.add_argument("--calls", action="store_true",
+                        help="count the function calls of each verification instead of "
+                             "timing it (deterministic; in this process)")
     parser.add_argument("--case", nargs=3, metavar=("FAMILY", "N", "MODE"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.calls:
+        _print_calls(args.families, args.modes, args.sizes)
+        return
     if args.case:
         family, n, mode = args.case
         print(json.dumps(run_case(family, int(n), mode)))
