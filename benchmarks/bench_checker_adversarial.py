@@ -45,6 +45,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import checker  # noqa: E402
+from checker.program import verify_program  # noqa: E402
+
 Doc = dict[str, Any]
 
 #: The lane count of the ``lanes`` family: units that exist but nobody uses.
@@ -203,24 +206,31 @@ def program(schedule: Doc, waits: dict[str, list[str]]) -> Doc:
             "waits": waits}
 
 
-def run_case(family: str, n: int, mode: str) -> Doc:
-    """Build, parse and verify one case in this process: seconds of the verification,
-    this process's peak RSS, and what the report says."""
-    import checker
-    from checker.program import verify_program
-
+def parsed_case(family: str, n: int, mode: str) -> tuple[int, Doc]:
+    """One case's op count and its document as the checker gets it: built, written as
+    JSON and parsed again (only the parsed document stays alive, as in the CLI)."""
     schedule, waits = FAMILIES[family](n)
     ops = len(schedule["ops"])
     text = json.dumps(program(schedule, waits) if mode == "verify-program" else schedule)
-    del schedule, waits  # the checker holds only the parsed document, as the CLI does
-    document = json.loads(text)
-    del text
+    del schedule, waits
+    return ops, json.loads(text)
+
+
+def judge(document: Doc, mode: str) -> Any:
+    """The checker's report on ``document``, by ``verify`` or ``verify-program``."""
+    return verify_program(document) if mode == "verify-program" else checker.verify(document)
+
+
+def run_case(family: str, n: int, mode: str) -> Doc:
+    """Build, parse and verify one case in this process: seconds of the verification,
+    this process's peak RSS, and what the report says."""
+    ops, document = parsed_case(family, n, mode)
     # the collector's debt from parsing (a full pass over the document, due at some
     # later allocation) is paid before the clock starts: parsing is apart
     gc.collect()
     parsed = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     began, cpu_began = time.perf_counter(), time.process_time()
-    report = verify_program(document) if mode == "verify-program" else checker.verify(document)
+    report = judge(document, mode)
     seconds, cpu = time.perf_counter() - began, time.process_time() - cpu_began
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return {"ops": ops, "seconds": seconds, "cpu_seconds": cpu, "parsed_bytes": parsed,
@@ -232,18 +242,14 @@ def count_calls(family: str, n: int, mode: str) -> tuple[int, int]:
     """The ops of one case and the function calls (Python and built-in) its verification
     makes, counted by :mod:`cProfile`: the same on every run and machine, so its growth
     per 4x shows the shape of the work without the noise of a clock or the caches (a
-    linear pass makes 4x the calls; a pass over all pairs 16x)."""
-    import checker
-    from checker.program import verify_program
-
-    schedule, waits = FAMILIES[family](n)
-    ops = len(schedule["ops"])
-    document = json.loads(json.dumps(program(schedule, waits) if mode == "verify-program"
-                                     else schedule))
-    del schedule, waits
+    linear pass makes 4x the calls; a pass over all pairs 16x). The document is verified
+    once before it is counted, so what a process does only the first time (imports
+    inside the checker, compiled patterns) is nobody's size."""
+    ops, document = parsed_case(family, n, mode)
+    judge(document, mode)
     profile = cProfile.Profile()
     profile.enable()
-    verify_program(document) if mode == "verify-program" else checker.verify(document)
+    judge(document, mode)
     profile.disable()
     return ops, pstats.Stats(profile).total_calls
 
