@@ -10,9 +10,11 @@ Which window: ops are ranked by incumbent start; windows of ``size`` consecutive
 sweep from the start of the schedule to its end, each step advancing by half a window
 plus a seeded random jitter; a sweep that improves nothing doubles the window size (up to
 :data:`MAX_WINDOW`; a fruitless sweep at that size starts again at :data:`FIRST_WINDOW`,
-with new random offsets). A step is accepted only if it shortens the makespan, or keeps it and
-lowers the sum of start times (room for the next window); the incumbent stays legal
-throughout, since every model contains the incumbent itself (shift zero) as its hint.
+with new random offsets), and so does a size whose windows CP-SAT mostly proves optimal
+(:data:`EASY_SHARE`), at once: windows that easy are too small to move anything. A step
+is accepted only if it shortens the makespan, or keeps it and lowers the sum of start
+times (room for the next window); the incumbent stays legal throughout, since every
+model contains the incumbent itself (shift zero) as its hint.
 
 With W workers, each round solves the next W windows of the sweep side by side from the
 same incumbent and accepts the best (windows that overlap would conflict; the next sweep
@@ -44,7 +46,7 @@ from schedsearch.engine.solution import Solution
 from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["LnsResult", "improve", "search_windows", "WindowModel", "window",
-           "FIRST_WINDOW", "MAX_WINDOW"]
+           "FIRST_WINDOW", "MAX_WINDOW", "EASY_SHARE", "EASY_WINDOWS"]
 
 #: Windows start small: CP-SAT settles a window of 12 ops in milliseconds where one of
 #: 30 on the tight wide pair (161 ops) ran to its 1 s cap unproven, so a sweep of small
@@ -52,6 +54,14 @@ __all__ = ["LnsResult", "improve", "search_windows", "WindowModel", "window",
 #: 1.148, before the per-op limits below). A sweep that finds nothing doubles them.
 FIRST_WINDOW = 12
 MAX_WINDOW = 120
+#: A size whose windows CP-SAT mostly proves optimal is too small to move anything: once
+#: :data:`EASY_SHARE` of at least :data:`EASY_WINDOWS` windows of one size were proven, it
+#: doubles where the sweep stands. On the Qwen prefill layer (530 ops) 66 and 70 of the
+#: first two sweeps' 75 windows of 12 ops were proven, and only 2 and 1 improved; on the
+#: tight-memory problems of ``benchmarks/bench_memory.py`` 0-4 of 14-23 were, so there
+#: the windows stay small (a first window of 24 or 48 for every problem lost there).
+EASY_SHARE = 0.75
+EASY_WINDOWS = 8
 #: Work (calibrated seconds) one window's CP-SAT run may use, per op of the window: a
 #: window of :data:`MAX_WINDOW` ops gets 1 s, one of 12 a tenth of that (a round of
 #: small windows stopped at 1 s took as long as a round of large ones).
@@ -115,6 +125,8 @@ class _Sweep:
         self.size = min(FIRST_WINDOW, n_nodes)
         self.first = 0
         self.improved = False
+        self.tried = 0  # windows of the current size solved so far
+        self.proven = 0  # of them, the ones CP-SAT proved optimal
 
     def next(self) -> tuple[int, int]:
         """The next window ``(first rank, size)``; advances the sweep."""
@@ -122,11 +134,26 @@ class _Sweep:
         self.first += max(1, self.size // 2 + self.rng.randrange(max(1, self.size // 4)))
         if self.first + self.size // 2 >= self.n_nodes:
             if not self.improved:  # double; from the largest, start small again
-                largest = min(MAX_WINDOW, self.n_nodes)
-                self.size = (min(FIRST_WINDOW, self.n_nodes) if self.size >= largest
-                             else min(2 * self.size, largest))
+                self._resize(min(FIRST_WINDOW, self.n_nodes) if self.size >= self._largest
+                             else min(2 * self.size, self._largest))
             self.first, self.improved = 0, False
         return current
+
+    def record(self, tried: int, proven: int) -> None:
+        """``tried`` windows were solved, ``proven`` of them to optimality: once most
+        windows of a size are proven, the size doubles where the sweep stands."""
+        self.tried += tried
+        self.proven += proven
+        if (self.tried >= EASY_WINDOWS and self.proven >= EASY_SHARE * self.tried
+                and self.size < self._largest):
+            self._resize(min(2 * self.size, self._largest))
+
+    @property
+    def _largest(self) -> int:
+        return min(MAX_WINDOW, self.n_nodes)
+
+    def _resize(self, size: int) -> None:
+        self.size, self.tried, self.proven = size, 0, 0
 
 
 #: A window's model from the incumbent, its neighbourhood, its region end (see
@@ -164,6 +191,7 @@ def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBud
         step = budget.within(WINDOW_WALL_PER_OP * size)
         outcomes = solve_each(builts, step, work=WINDOW_LIMIT_PER_OP * size, seeds=seeds)
         budget.absorb(step)
+        sweep.record(len(outcomes), sum(o.status == "OPTIMAL" for o in outcomes))
         windows += workers
         candidates = sorted((score(o.solution), k, o.solution) for k, o in
                             enumerate(outcomes) if o.solution is not None)

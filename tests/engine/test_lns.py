@@ -10,7 +10,15 @@ from schedsearch.engine.cpsat.variables import Incumbent, Status
 from schedsearch.engine.fallback import construct
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
-from schedsearch.engine.lns import FIRST_WINDOW, MAX_WINDOW, _Sweep, improve, window
+from schedsearch.engine.lns import (
+    EASY_SHARE,
+    EASY_WINDOWS,
+    FIRST_WINDOW,
+    MAX_WINDOW,
+    _Sweep,
+    improve,
+    window,
+)
 from schedsearch.engine.solution import to_schedule
 from schedsearch.engine.timebudget import TimeBudget
 from tests.engine.problems import gemm_problem, target, verify
@@ -91,3 +99,58 @@ def test_a_round_of_small_windows_gets_less_cp_sat_work_than_one_of_large_window
         works.clear()
         improve(inst, dag, start, TimeBudget.start(0.2), seed=0, workers=1, lower=0)
         assert works[0] == pytest.approx(first * lns.WINDOW_LIMIT_PER_OP)
+
+
+def test_a_size_whose_windows_are_mostly_proven_doubles_where_the_sweep_stands() -> None:
+    sweep = _Sweep(1000, seed=0)
+    first, size = sweep.next()
+    sweep.record(tried=EASY_WINDOWS, proven=EASY_WINDOWS)
+    after, doubled = sweep.next()
+    assert (size, doubled) == (FIRST_WINDOW, 2 * FIRST_WINDOW)
+    assert after > first  # the sweep goes on from where it stood
+    for _ in range(20):
+        sweep.record(tried=EASY_WINDOWS, proven=EASY_WINDOWS)
+    assert sweep.next()[1] == MAX_WINDOW
+
+
+def test_a_size_whose_windows_run_to_their_cap_stays() -> None:
+    sweep = _Sweep(1000, seed=0)
+    sweep.next()
+    hard = int(EASY_SHARE * EASY_WINDOWS) - 1
+    for _ in range(10):
+        sweep.record(tried=EASY_WINDOWS, proven=hard)
+    assert sweep.next()[1] == FIRST_WINDOW
+    sweep.record(tried=1, proven=1)  # too few windows of a size to judge it by
+    fresh = _Sweep(1000, seed=0)
+    fresh.record(tried=EASY_WINDOWS - 1, proven=EASY_WINDOWS - 1)
+    assert fresh.next()[1] == FIRST_WINDOW
+
+
+def test_the_accept_loop_grows_windows_that_cp_sat_proves(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every window proven optimal and none improving: the windows grow within the first
+    sweep, before any sweep could end fruitless."""
+    import schedsearch.engine.lns as lns
+    from schedsearch.engine.cpsat.model import Outcome
+
+    inst = build_instance(gemm_problem(blocks=24, k_steps=2, tile=1024),
+                          target(capacity=6144))
+    dag = build_dag(inst)
+    sizes: list[int] = []
+    real_window = lns.window
+
+    def window(inst: Any, dag: Any, inc: Any, first: int, size: int) -> Any:
+        sizes.append(size)
+        return real_window(inst, dag, inc, first, size)
+
+    def solve_each(builts: Any, budget: Any, *, work: float, seeds: Any) -> Any:
+        return [Outcome(status="OPTIMAL", solution=None, objective=None, bound=None,
+                        wall_s=0.0, cut=False) for _ in builts]
+
+    monkeypatch.setattr(lns, "window", window)
+    monkeypatch.setattr(lns, "solve_each", solve_each)
+    lns.search_windows(inst, dag, construct(inst, dag), TimeBudget.start(60), seed=0,
+                       workers=2, score=lambda s: s.makespan(inst),
+                       model=lambda *_: None, done=lambda _: len(sizes) >= EASY_WINDOWS + 2)
+    assert dag.n_nodes > EASY_WINDOWS * FIRST_WINDOW  # one sweep is longer than that
+    assert sizes == [FIRST_WINDOW] * EASY_WINDOWS + [2 * FIRST_WINDOW] * 2
