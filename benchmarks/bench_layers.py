@@ -10,12 +10,15 @@ path's schedule (the concurrent path's file breaks ``BUDGET`` where contention s
 its DMA ops: schedsearch/paths.py scores it with a fluid model and says so in its note).
 Figures, not pass/fail; wall times on a
 shared machine are noisy, and the searches stop on their reproducible work budget, so
-a longer limit helps only when the budget is not reached first.
+a longer limit helps only when the budget is not reached first; with ``--use-time`` each
+searches its whole limit, as ``schedsearch solve`` does by default, and its figures
+depend on the machine's load (run it on an idle machine).
 
     python benchmarks/bench_layers.py                    # v75 and v79, 10 s and 60 s
     python benchmarks/bench_layers.py --quick            # v75, 10 s, compare at 5 s
     python benchmarks/bench_layers.py --json figures.json
     python benchmarks/bench_layers.py --layers qwen2.5-0.5b-prefill-v75 --limits 60 --no-compare
+    python benchmarks/bench_layers.py --no-compare --limits 60 --use-time   # as `solve` does
 """
 
 from __future__ import annotations
@@ -38,21 +41,24 @@ LAYERS = ("llama-3.2-1b-prefill-v75", "llama-3.2-1b-decode-v75",
 PATHS = ("separate", "concurrent", "fused-barrier", "fused-interleaved")
 
 
-def solve_row(layer: str, target_name: str, limit: float) -> dict[str, Any]:
-    """Solve one layer at one limit (as ``schedsearch solve --verify`` does)."""
+def solve_row(layer: str, target_name: str, limit: float, *,
+              reproducible: bool = True) -> dict[str, Any]:
+    """Solve one layer at one limit, as ``schedsearch solve --verify --reproducible``
+    does (without ``reproducible``, as ``schedsearch solve --verify``: the whole limit)."""
     from checker import verify
     from schedsearch.engine.search import solve_report
 
     target = load_target(target_name)
     problem = tile(load_workload(layer), target)
     begin = time.perf_counter()
-    report = solve_report(problem, target, time_limit=limit, seed=0, workers=2)
+    report = solve_report(problem, target, time_limit=limit, seed=0, workers=2,
+                          reproducible=reproducible)
     wall = time.perf_counter() - begin
     verdict = verify(schedule_to_dict(report.schedule))
     return {"layer": layer, "target": target_name, "ops": len(problem.ops), "limit": limit,
             "makespan": report.schedule.makespan, "bound": report.bound,
             "ratio": report.ratio, "busy": dict(report.busy_share), "legal": verdict.legal,
-            "wall_s": wall}
+            "wall_s": wall, "reproducible": report.stats.reproducible}
 
 
 def compare_row(layer: str, target_name: str, limit: float) -> dict[str, Any]:
@@ -89,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
                         metavar="L", help="layers (default all four)")
     parser.add_argument("--no-compare", action="store_true",
                         help="solve only, without compare's paths")
+    parser.add_argument("--use-time", action="store_true",
+                        help="search each whole limit, as `schedsearch solve` does without "
+                             "--reproducible (figures then depend on the machine's load)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args(argv)
     targets = args.targets or (["hexagon-v75"] if args.quick else
@@ -96,12 +105,14 @@ def main(argv: list[str] | None = None) -> int:
     limits = args.limits or ([10.0] if args.quick else [10.0, 60.0])
     compare_limit = args.compare_limit or (5.0 if args.quick else 10.0)
     solves, compares = [], []
+    print("each search uses its whole limit (figures depend on the load)" if args.use_time
+          else "each search stops on its reproducible work budget")
     print(f"{'layer':26} {'target':12} {'ops':>5} {'limit':>5} {'makespan':>9} {'bound':>9} "
           f"{'ratio':>6} {'legal':>5} {'wall':>6}  busy share")
     for target in targets:
         for layer in args.layers:
             for limit in limits:
-                row = solve_row(layer, target, limit)
+                row = solve_row(layer, target, limit, reproducible=not args.use_time)
                 solves.append(row)
                 print(f"{layer:26} {target:12} {row['ops']:>5} {limit:>5.0f} "
                       f"{row['makespan']:>9} {row['bound']:>9} {row['ratio']:>6.3f} "
