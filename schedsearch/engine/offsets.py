@@ -11,10 +11,19 @@ dropped and the incumbent kept.
 
 Buffers whose lifetime did not change keep their incumbent address first (pinned:
 they were legal among themselves), so the engine places only the few that moved; only
-if that fails are all the memory's buffers placed afresh.
+if that fails are all the memory's buffers placed afresh. Before that, the buffers that
+an LNS window moved left as a block (every op after the window shifts by one amount,
+:mod:`schedsearch.engine.lns`) keep theirs too: a block translated in time keeps its
+buffers apart among themselves, and where it now meets a buffer that stayed the engine
+refuses the pins at once (:func:`~schedsearch.engine.placement.place` checks pinned
+buffers first). On the tight wide pair at 609 ops nearly every buffer after a window is
+such a block, and placing them all again took 0.3 s per candidate, more than CP-SAT's
+time on the window.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from models.errors import InputError
 from schedsearch.engine.instance import Instance
@@ -27,17 +36,21 @@ __all__ = ["place_offsets", "CHARGE_PER_BUFFER"]
 
 #: Work charged per buffer handed to the engine (calibrated seconds).
 CHARGE_PER_BUFFER = 2e-4
-#: Work charged per node of the exact search and buffer placed (a node scans the
-#: buffers: on the tight wide pair, 111 buffers, a node took 0.27 ms).
-CHARGE_PER_NODE_BUFFER = 3e-6
+#: Work charged per node of the exact search, and per node and buffer placed: a node
+#: took 0.27 ms with 111 buffers (the tight wide pair at 161 ops, where the charge was
+#: first set as 3e-6 per node and buffer), and 0.16-0.21 ms with 355-415 (the tight
+#: triple and chain at about 600 ops), where that charge came to 5-8 times the work
+#: CP-SAT is charged for the same wall time.
+CHARGE_PER_NODE = 3e-4
+CHARGE_PER_NODE_BUFFER = 4e-7
 #: Nodes of the exact search one placement may use: a base plus some per buffer. A
-#: placement that succeeds needs about one node per buffer; one that fails with the
-#: unmoved buffers pinned had run until the deadline (7.3 s, 26,717 nodes, on the tight
-#: wide pair at 161 ops, with 7 s of the solve left), where the fresh placement after it
-#: would have taken 116 nodes. A base of 2,000 still spent 0.3-0.6 s on each candidate
-#: that failed there, most of LNS's time once its windows were small.
-PLACE_BASE_NODES = 300
-PLACE_NODES_PER_BUFFER = 2
+#: placement that succeeds needs about one node per buffer (0.98-1.29 per buffer over the
+#: tight problems of ``benchmarks/bench_memory.py`` at 150-600 ops, 10 s), and one that
+#: fails runs to the cap: at 300 + 2 per buffer the failures took half of LNS's time on
+#: the tight wide pair at 609 ops (a base of 2,000 had spent 0.3-0.6 s on each failure
+#: at 161 ops, most of LNS's time there).
+PLACE_BASE_NODES = 50
+PLACE_NODES_PER_BUFFER = 1.5
 
 
 def place_offsets(inst: Instance, solution: Solution, incumbent: Solution, budget: TimeBudget,
@@ -54,19 +67,23 @@ def place_offsets(inst: Instance, solution: Solution, incumbent: Solution, budge
         moved = {b for b in members if windows[b] != before[b]}
         if not moved:
             continue
-        for pin in (True, False):
+        block = _translated_block(moved, windows, before)
+        if block:
+            block -= _clashing(block | (set(members) - moved), windows, offsets,
+                               inst.buffer_size)
+        for unpinned in _pin_levels(moved, block, members):
             items = [PlacementBuffer(inst.buffer_names[b], *windows[b], inst.buffer_size[b],
                                      inst.buffer_align[b],
-                                     offsets[b] if pin and b not in moved else None)
+                                     None if b in unpinned else offsets[b])
                      for b in members]
             budget.charge(CHARGE_PER_BUFFER * len(items))
             try:
                 result = place(items, spec.capacity_bytes, time_limit=budget.wall_left(),
-                               seed=seed,
-                               max_nodes=PLACE_BASE_NODES + PLACE_NODES_PER_BUFFER * len(items))
+                               seed=seed, max_nodes=_node_cap(len(items)))
             except InputError:
                 return None
-            budget.charge(CHARGE_PER_NODE_BUFFER * result.stats.get("nodes", 0) * len(items))
+            budget.charge((CHARGE_PER_NODE + CHARGE_PER_NODE_BUFFER * len(items))
+                          * result.stats.get("nodes", 0))
             if result.placed:
                 for b in members:
                     offsets[b] = result.offsets[inst.buffer_names[b]]
@@ -78,3 +95,43 @@ def place_offsets(inst: Instance, solution: Solution, incumbent: Solution, budge
         else:
             return None
     return Solution(solution.modes, solution.starts, tuple(offsets))
+
+
+def _node_cap(buffers: int) -> int:
+    return PLACE_BASE_NODES + int(PLACE_NODES_PER_BUFFER * buffers)
+
+
+def _translated_block(moved: set[int], windows: list[tuple[int, int]],
+                      before: list[tuple[int, int]]) -> set[int]:
+    """The moved buffers whose lifetime moved earlier by the amount most of them did
+    (a whole lifetime translated: both ends by the same amount)."""
+    shifts: dict[int, list[int]] = {}
+    for b in sorted(moved):
+        (lo, hi), (was_lo, was_hi) = windows[b], before[b]
+        if was_lo - lo == was_hi - hi > 0:
+            shifts.setdefault(was_lo - lo, []).append(b)
+    if not shifts:
+        return set()
+    return set(max(shifts.values(), key=len))
+
+
+def _pin_levels(moved: set[int], block: set[int], members: list[int]) -> list[set[int]]:
+    """The buffers left free at each attempt, fewest first: the moved ones outside the
+    translated ``block``, then every moved one, then all of them."""
+    levels = [moved - block] if block else []
+    return [*levels, moved, set(members)]
+
+
+def _clashing(pinned: set[int], windows: list[tuple[int, int]], offsets: list[int],
+              sizes: tuple[int, ...]) -> set[int]:
+    """The buffers of ``pinned`` that, at their offsets, share bytes with another of them
+    while both are live."""
+    index = np.array(sorted(pinned), dtype=np.int64)
+    lower = np.array([windows[b][0] for b in index], dtype=np.int64)
+    upper = np.array([windows[b][1] for b in index], dtype=np.int64)
+    low = np.array([offsets[b] for b in index], dtype=np.int64)
+    high = low + np.array([sizes[b] for b in index], dtype=np.int64)
+    meet = ((lower[:, None] < upper[None, :]) & (lower[None, :] < upper[:, None])
+            & (low[:, None] < high[None, :]) & (low[None, :] < high[:, None]))
+    np.fill_diagonal(meet, False)
+    return set(index[meet.any(axis=1)].tolist())

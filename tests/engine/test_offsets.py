@@ -74,3 +74,32 @@ def test_lns_with_the_engine_is_legal_and_reproducible() -> None:
     assert runs[0].solution == runs[1].solution
     assert runs[0].solution.makespan(inst) <= warm.makespan(inst)
     assert verify(to_schedule(inst, runs[0].solution, {})) == []
+
+
+def test_buffers_moved_earlier_as_one_block_keep_their_addresses(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every op 7 ticks earlier than in the incumbent: each buffer's lifetime moved as
+    one block, so the first placement pins them all and has nothing left to place."""
+    calls: list[int] = []
+    real_place = offsets.place
+
+    def counting(items, capacity, **kwargs):  # type: ignore[no-untyped-def]
+        items = list(items)
+        calls.append(sum(b.offset is None for b in items))
+        return real_place(items, capacity, **kwargs)
+
+    monkeypatch.setattr(offsets, "place", counting)
+    inst = build_instance(gemm_problem(blocks=3, k_steps=2, tile=1024), target(capacity=4096))
+    warm = construct(inst, build_dag(inst))
+    later = Solution(warm.modes, tuple(s + 7 for s in warm.starts), warm.offsets)
+    placed = place_offsets(inst, warm, later, TimeBudget.start(30), seed=0)
+    assert placed is not None and placed.offsets == warm.offsets
+    assert calls == [0]
+    assert verify(to_schedule(inst, placed, {})) == []
+
+
+def test_a_block_buffer_that_now_meets_another_at_its_address_is_not_pinned() -> None:
+    windows = [(0, 10), (5, 15), (20, 30)]
+    # 0 and 1 overlap in time and share bytes 64-127; 2 shares 1's bytes later on.
+    clash = offsets._clashing({0, 1, 2}, windows, [0, 64, 64], (128, 128, 128))
+    assert clash == {0, 1}
