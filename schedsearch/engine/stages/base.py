@@ -77,7 +77,7 @@ class SearchState:
     """The incumbent, who found it, and what the stages recorded on the way: the best
     lower bound known (CP-SAT's proven one included), CP-SAT's status on the whole model,
     the LNS counters, the tasks-in-sequence candidate (``held`` when it could not start
-    the search, ``displaced`` the list schedule it replaced as the start)."""
+    the search, ``displaced`` the list schedule it replaced, where LNS starts)."""
 
     bound: int
     solution: Solution | None = None

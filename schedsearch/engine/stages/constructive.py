@@ -51,8 +51,8 @@ class TasksInSequence(Stage):
     """Each task searched alone and the tasks put one after another
     (:mod:`schedsearch.engine.sequence`), when that could end before the incumbent
     (:func:`serial_could_win`). Where it is shorter and keeps the problem's precedences it
-    becomes the start, and the list schedule it ``displaced`` is LNS's other start; else
-    it is ``held`` for the final comparison."""
+    becomes the incumbent, and the list schedule it ``displaced`` is where LNS starts;
+    else it is ``held`` for the final comparison."""
 
     name = "tasks-in-sequence"
     reported = True
