@@ -227,7 +227,8 @@ class SerialPass:
         #: give way (``yields``) to the other ops that lead to it (``chain``) once those
         #: are ready (``pending``: their predecessors started, they did not).
         lane_op = on_lane(inst, bottleneck_lane(inst)) if spec.chain_first else [False] * n
-        feeds = [lead[i] < max(lead, default=0) and not lane_op[i] for i in range(n)]
+        longest = max(lead, default=0)
+        feeds = [lead[i] < longest and not lane_op[i] for i in range(n)]
         self.yields = [spec.chain_first and feeds[i] and not dag.preds[i] for i in range(n)]
         self.chain = [spec.chain_first and feeds[i] and bool(dag.preds[i]) for i in range(n)]
         self.pending: set[int] = set()

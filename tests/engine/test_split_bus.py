@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+
 from models.formats import Mode, Op, Problem, Task
 from schedsearch.engine.bounds.lower import lower_bound
 from schedsearch.engine.hazards import build_dag
@@ -58,3 +60,21 @@ def test_the_split_schedule_is_legal_with_buffers_and_dependences() -> None:
 def test_no_split_schedule_where_memory_cannot_hold_the_longest_tail_order() -> None:
     inst = build_instance(gemm_problem(blocks=3, k_steps=2), target(capacity=3 * 1024))
     assert split_bus_schedule(inst, build_dag(inst)) is None
+
+
+def test_back_to_back_intervals_merge_and_fits_stay_the_same() -> None:
+    """A unit's queue keeps touching intervals as one (the fit steps over the run at
+    once); an empty interval stays apart, and every fit is the one the separate
+    intervals give."""
+    from schedsearch.engine.split_bus import _fit, _occupy
+
+    merged: list[tuple[int, int]] = []
+    separate: list[tuple[int, int]] = []
+    for lo, hi in ((10, 20), (30, 40), (20, 30), (50, 50), (40, 50), (60, 70)):
+        _occupy(merged, lo, hi)
+        bisect.insort(separate, (lo, hi))
+    assert merged == [(10, 50), (50, 50), (60, 70)]
+    for edge in range(0, 80, 5):
+        for d in (1, 5, 10, 15):
+            for forward in (True, False):
+                assert _fit(merged, d, edge, forward) == _fit(separate, d, edge, forward)
