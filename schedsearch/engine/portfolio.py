@@ -31,6 +31,7 @@ from schedsearch.engine.orders import (
     hungriest_first_order,
     interleaved_order,
     large_buffers,
+    on_lane,
     problem_order,
     serial_peaks,
     tails,
@@ -90,6 +91,8 @@ __all__ = ["PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY", "priced_modes", "plain_f
 #: pair's best (below with the other interleaved ones until session 17, where the
 #: passes for the prefill layers, about 1 s each at 7,972 ops, had left it no time at
 #: 10 s: 1.173 of the bound there instead of 1.118).
+#: The passes from here to the streamed one run only where the busiest lane kind
+#: computes (:func:`_engine_bound`).
 #: Where the matrix engine binds (the prefill layers), two passes whose eligible ops go
 #: by the first engine op they lead to (``lead_first``, :func:`~.orders.bottleneck_leads`):
 #: the transfers of the chain that ends in the next GEMM phase's activation load before
@@ -208,6 +211,22 @@ def _shortest(inst: Instance, op: int) -> list[int]:
     return [k for k, mode in enumerate(inst.modes[op]) if mode.duration == least]
 
 
+def _engine_bound(inst: Instance) -> bool:
+    """Whether some op uses a lane and the busiest lane kind (:func:`bottleneck_lane`)
+    moves no DDR data: a matrix or vector engine, as on the prefill layers, whose waits
+    the lead-first, chain-first, bottleneck and streamed passes shorten. Where the
+    transfers bind instead (the tight-memory problems, the decode layers) those passes
+    stalled or lost, and on the tight triple at 7,957 ops they took 3.9 s of a 10 s
+    solve's portfolio, so that the passes best there never ran."""
+    lane = bottleneck_lane(inst)
+    if lane is None:
+        return False
+    ops = inst.problem.ops
+    return not any(access.tensor is not None
+                   for name, engine in zip(inst.op_names, on_lane(inst, lane), strict=True)
+                   if engine for access in (*ops[name].reads, *ops[name].writes))
+
+
 class _Sequences:
     """The mode policies that apply to ``inst`` and each (policy, sequence) computed
     once: the order and the tails it was ranked by. ``priced`` is :func:`priced_modes`
@@ -229,6 +248,7 @@ class _Sequences:
             self.policies[ModePolicy.LARGE_FAST] = fast
         self.cache: dict[tuple[ModePolicy, OpOrder], tuple[list[int], list[int]]] = {}
         self._unserial: bool | None = None
+        self.engine_bound = _engine_bound(inst)
 
     def unserial(self) -> bool:
         """Whether the problem's own order, run one op at a time, overflows some memory."""
@@ -241,10 +261,12 @@ class _Sequences:
     def applies(self, spec: PassSpec) -> bool:
         """Whether ``spec`` runs on this problem: its mode policy exists here, it orders
         tasks only where there are several, it needs large buffers only where some
-        buffer is large, the problem's order overflowing only where it does, and a
-        busiest lane kind only where some op uses a lane."""
-        if spec.sequence in (OpOrder.BOTTLENECK, OpOrder.STREAMED) and \
-                bottleneck_lane(self.inst) is None:
+        buffer is large, the problem's order overflowing only where it does, and the
+        passes built around the busiest lane kind only where that lane computes
+        (:func:`_engine_bound`)."""
+        if (spec.lead_first or spec.chain_first or
+                spec.sequence in (OpOrder.BOTTLENECK, OpOrder.STREAMED)) and \
+                not self.engine_bound:
             return False
         if (spec.chain_first or spec.sequence is OpOrder.STREAMED) and \
                 not self.inst.n_buffers:  # no loads to give way or to stream

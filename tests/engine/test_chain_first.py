@@ -4,6 +4,8 @@ DMA queue when an op on the path to the matrix engine becomes ready before it en
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from models.formats import Buffer, Op, Problem, Task, Tensor
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
@@ -66,3 +68,23 @@ def test_chain_first_passes_run_only_where_there_are_loads() -> None:
         name: Op(task="t", modes=op.modes) for name, op in _boundary().ops.items()})
     without = build_instance(bare, target(dma=1))
     assert not any(_Sequences(without, build_dag(without)).applies(spec) for spec in specs)
+
+
+def test_the_engine_passes_run_only_where_the_busiest_lane_computes() -> None:
+    """The boundary's MX is busiest (90 ticks against DMA's 80): every pass built around
+    it runs. With the MX ops ten times shorter the DMA queue binds, and none of them
+    runs (their engine is a transfer queue, whose chains they would rank by itself)."""
+    specs = [spec for spec in PORTFOLIO if spec.lead_first or spec.chain_first
+             or spec.sequence in (OpOrder.BOTTLENECK, OpOrder.STREAMED)]
+    assert specs
+    engine = build_instance(_boundary(), target(dma=1))
+    assert all(_Sequences(engine, build_dag(engine)).applies(spec) for spec in specs)
+    quick = _boundary()
+    ops = {name: Op(op.task, tuple(replace(m, duration=m.duration // 10) if "MX" in m.lanes
+                                   else m for m in op.modes), op.reads, op.writes)
+           for name, op in quick.ops.items()}
+    transfers = build_instance(replace(quick, ops=ops), target(dma=1))
+    assert not any(_Sequences(transfers, build_dag(transfers)).applies(spec)
+                   for spec in specs)
+    assert any(_Sequences(transfers, build_dag(transfers)).applies(spec)
+               for spec in PORTFOLIO)
