@@ -91,8 +91,8 @@ __all__ = ["PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY", "priced_modes", "plain_f
 #: pair's best (below with the other interleaved ones until session 17, where the
 #: passes for the prefill layers, about 1 s each at 7,972 ops, had left it no time at
 #: 10 s: 1.173 of the bound there instead of 1.118).
-#: The passes from here to the streamed one run only where the busiest lane kind
-#: computes (:func:`_engine_bound`).
+#: The passes from here to the streamed one do not run where the busiest lane kind is
+#: a transfer queue (:func:`_transfer_bound`).
 #: Where the matrix engine binds (the prefill layers), two passes whose eligible ops go
 #: by the first engine op they lead to (``lead_first``, :func:`~.orders.bottleneck_leads`):
 #: the transfers of the chain that ends in the next GEMM phase's activation load before
@@ -211,20 +211,20 @@ def _shortest(inst: Instance, op: int) -> list[int]:
     return [k for k, mode in enumerate(inst.modes[op]) if mode.duration == least]
 
 
-def _engine_bound(inst: Instance) -> bool:
-    """Whether some op uses a lane and the busiest lane kind (:func:`bottleneck_lane`)
-    moves no DDR data: a matrix or vector engine, as on the prefill layers, whose waits
-    the lead-first, chain-first, bottleneck and streamed passes shorten. Where the
-    transfers bind instead (the tight-memory problems, the decode layers) those passes
-    stalled or lost, and on the tight triple at 7,957 ops they took 3.9 s of a 10 s
-    solve's portfolio, so that the passes best there never ran."""
+def _transfer_bound(inst: Instance) -> bool:
+    """Whether the busiest lane kind (:func:`bottleneck_lane`) moves DDR data: a transfer
+    queue, as on the decode layers and the tight-memory problems. The lead-first,
+    chain-first, bottleneck and streamed passes shorten the waits of a computing engine
+    (HMX on the prefill layers); where the transfers bind they stalled or lost, and on
+    the tight triple at 7,957 ops they took 3.9 s of a 10 s solve's portfolio, so that
+    the passes best there never ran. Problems without lanes (PSPLIB's) are not."""
     lane = bottleneck_lane(inst)
     if lane is None:
         return False
     ops = inst.problem.ops
-    return not any(access.tensor is not None
-                   for name, engine in zip(inst.op_names, on_lane(inst, lane), strict=True)
-                   if engine for access in (*ops[name].reads, *ops[name].writes))
+    return any(access.tensor is not None
+               for name, on in zip(inst.op_names, on_lane(inst, lane), strict=True)
+               if on for access in (*ops[name].reads, *ops[name].writes))
 
 
 class _Sequences:
@@ -248,7 +248,7 @@ class _Sequences:
             self.policies[ModePolicy.LARGE_FAST] = fast
         self.cache: dict[tuple[ModePolicy, OpOrder], tuple[list[int], list[int]]] = {}
         self._unserial: bool | None = None
-        self.engine_bound = _engine_bound(inst)
+        self.transfer_bound = _transfer_bound(inst)
 
     def unserial(self) -> bool:
         """Whether the problem's own order, run one op at a time, overflows some memory."""
@@ -261,12 +261,15 @@ class _Sequences:
     def applies(self, spec: PassSpec) -> bool:
         """Whether ``spec`` runs on this problem: its mode policy exists here, it orders
         tasks only where there are several, it needs large buffers only where some
-        buffer is large, the problem's order overflowing only where it does, and the
-        passes built around the busiest lane kind only where that lane computes
-        (:func:`_engine_bound`)."""
+        buffer is large, the problem's order overflowing only where it does, a busiest
+        lane kind only where some op uses a lane, and the passes built around it not
+        where it is a transfer queue (:func:`_transfer_bound`)."""
+        if spec.sequence in (OpOrder.BOTTLENECK, OpOrder.STREAMED) and \
+                bottleneck_lane(self.inst) is None:
+            return False
         if (spec.lead_first or spec.chain_first or
                 spec.sequence in (OpOrder.BOTTLENECK, OpOrder.STREAMED)) and \
-                not self.engine_bound:
+                self.transfer_bound:
             return False
         if (spec.chain_first or spec.sequence is OpOrder.STREAMED) and \
                 not self.inst.n_buffers:  # no loads to give way or to stream

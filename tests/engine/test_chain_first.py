@@ -70,10 +70,10 @@ def test_chain_first_passes_run_only_where_there_are_loads() -> None:
     assert not any(_Sequences(without, build_dag(without)).applies(spec) for spec in specs)
 
 
-def test_the_engine_passes_run_only_where_the_busiest_lane_computes() -> None:
+def test_the_engine_passes_do_not_run_where_a_transfer_queue_is_busiest() -> None:
     """The boundary's MX is busiest (90 ticks against DMA's 80): every pass built around
     it runs. With the MX ops ten times shorter the DMA queue binds, and none of them
-    runs (their engine is a transfer queue, whose chains they would rank by itself)."""
+    runs (their engine would be a transfer queue, whose chains they rank by itself)."""
     specs = [spec for spec in PORTFOLIO if spec.lead_first or spec.chain_first
              or spec.sequence in (OpOrder.BOTTLENECK, OpOrder.STREAMED)]
     assert specs
@@ -88,3 +88,19 @@ def test_the_engine_passes_run_only_where_the_busiest_lane_computes() -> None:
                    for spec in specs)
     assert any(_Sequences(transfers, build_dag(transfers)).applies(spec)
                for spec in PORTFOLIO)
+
+
+def test_the_lead_first_passes_still_run_where_there_are_no_lanes() -> None:
+    """A project schedule (PSPLIB's: budgets only) keeps its lead-first passes, as
+    before the transfer rule; the passes that need a busiest lane do not run."""
+    from models.formats import Mode, Target
+
+    lanes_free = Target("rcpsp", lanes={}, budgets={"R1": 4}, memories={})
+    ops = {f"j{i}": Op(task="p", modes=(Mode(3 + i, {}, {"R1": 2}),)) for i in range(4)}
+    project = build_instance(Problem("p", {}, {"p": Task("rcpsp")}, {}, ops,
+                                     (("j0", "j2"), ("j1", "j3"))), lanes_free)
+    sequences = _Sequences(project, build_dag(project))
+    lead = [spec for spec in PORTFOLIO if spec.lead_first and not spec.chain_first]
+    assert lead and all(sequences.applies(spec) for spec in lead)
+    assert not any(sequences.applies(spec) for spec in PORTFOLIO
+                   if spec.sequence in (OpOrder.BOTTLENECK, OpOrder.STREAMED))
