@@ -211,14 +211,14 @@ def _shortest(inst: Instance, op: int) -> list[int]:
     return [k for k, mode in enumerate(inst.modes[op]) if mode.duration == least]
 
 
-def _transfer_bound(inst: Instance) -> bool:
-    """Whether the busiest lane kind (:func:`bottleneck_lane`) moves DDR data: a transfer
-    queue, as on the decode layers and the tight-memory problems. The lead-first,
+def _transfer_bound(inst: Instance, lane: str | None) -> bool:
+    """Whether ``lane``, the busiest lane kind (:func:`bottleneck_lane`), moves DDR
+    data: a transfer queue, as on the decode layers and the tight-memory problems. The
+    lead-first,
     chain-first, bottleneck and streamed passes shorten the waits of a computing engine
     (HMX on the prefill layers); where the transfers bind they stalled or lost, and on
     the tight triple at 7,957 ops they took 3.9 s of a 10 s solve's portfolio, so that
     the passes best there never ran. Problems without lanes (PSPLIB's) are not."""
-    lane = bottleneck_lane(inst)
     if lane is None:
         return False
     ops = inst.problem.ops
@@ -248,7 +248,8 @@ class _Sequences:
             self.policies[ModePolicy.LARGE_FAST] = fast
         self.cache: dict[tuple[ModePolicy, OpOrder], tuple[list[int], list[int]]] = {}
         self._unserial: bool | None = None
-        self.transfer_bound = _transfer_bound(inst)
+        self.busiest = bottleneck_lane(inst)
+        self.transfer_bound = _transfer_bound(inst, self.busiest)
 
     def unserial(self) -> bool:
         """Whether the problem's own order, run one op at a time, overflows some memory."""
@@ -264,8 +265,7 @@ class _Sequences:
         buffer is large, the problem's order overflowing only where it does, a busiest
         lane kind only where some op uses a lane, and the passes built around it not
         where it is a transfer queue (:func:`_transfer_bound`)."""
-        if spec.sequence in (OpOrder.BOTTLENECK, OpOrder.STREAMED) and \
-                bottleneck_lane(self.inst) is None:
+        if spec.sequence in (OpOrder.BOTTLENECK, OpOrder.STREAMED) and self.busiest is None:
             return False
         if (spec.lead_first or spec.chain_first or
                 spec.sequence in (OpOrder.BOTTLENECK, OpOrder.STREAMED)) and \
