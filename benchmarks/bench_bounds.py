@@ -98,11 +98,12 @@ def witness(problem: Problem, target: Target) -> tuple[int, str]:
     from models.formats import schedule_to_dict
     from schedsearch.engine.hazards import build_dag
     from schedsearch.engine.instance import build_instance
+    from schedsearch.engine.modes import lean_split
     from schedsearch.engine.solution import to_schedule
     from schedsearch.engine.split_bus import split_bus_schedule
 
     inst = build_instance(problem, target)
-    found = split_bus_schedule(inst, build_dag(inst))
+    found = split_bus_schedule(inst, build_dag(inst), lean_split(inst))
     if found is None:
         return 0, "-"
     report = verify(schedule_to_dict(to_schedule(inst, found, {"solver": "split-bus"})))

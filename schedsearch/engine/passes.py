@@ -22,6 +22,9 @@ class ModePolicy(enum.StrEnum):
     PRICED = "priced"
     #: ops that access a large buffer only at their shortest modes
     LARGE_FAST = "large_fast"
+    #: each op at the mode :func:`~.modes.lean_split` gives it, its fast ops on one unit
+    #: of their lane kind and its lean ones on the other (:func:`~.modes.paired_instance`)
+    PAIRED = "paired"
 
 
 class OpOrder(enum.StrEnum):
@@ -36,6 +39,7 @@ class OpOrder(enum.StrEnum):
     DEADLINE = "deadline"  #: requests by latest start (:func:`~.deadlines.deadline_pass`)
     BOTTLENECK = "bottleneck"  #: :func:`~.orders.bottleneck_order`
     STREAMED = "streamed"  #: :func:`~.orders.bottleneck_order`, ``streamed``
+    PACED = "paced"  #: :func:`~.orders.paced_order` (where there is a lean split)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from schedsearch.engine.bounds.lower import EnergyRelaxation, energy_relaxation
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
-from schedsearch.engine.modes import mode_prices
+from schedsearch.engine.modes import lean_split, mode_prices, paired_instance
 from schedsearch.engine.orders import (
     bottleneck_lane,
     bottleneck_order,
@@ -32,6 +32,7 @@ from schedsearch.engine.orders import (
     interleaved_order,
     large_buffers,
     on_lane,
+    paced_order,
     problem_order,
     serial_peaks,
     tails,
@@ -132,6 +133,8 @@ PORTFOLIO = (
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 16),
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, in_sequence=True),
     PassSpec(ModePolicy.PRICED, OpOrder.INTERLEAVED, 16, in_sequence=True),
+    PassSpec(ModePolicy.PAIRED, OpOrder.PACED, 64),
+    PassSpec(ModePolicy.PAIRED, OpOrder.PACED, 16, in_sequence=True),
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, lead_first=True),
     PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 96, lead_first=True),
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, lead_first=True, chain_first=True),
@@ -189,6 +192,15 @@ CHARGE_PER_TRY = 5e-6
 #: 5-10e-6 s per op on the bench mix's fused problem of 3,078 ops, where 22 passes charged
 #: by their attempts alone used twice the work they were granted.
 CHARGE_PER_OP = 6e-6
+#: The paired passes (:data:`ModePolicy.PAIRED <.passes.ModePolicy>`) run only where
+#: the problem's order, one op at a time, holds at most 1/AMPLE_SHARE of every memory:
+#: with one mode per op and each queue kept to one kind, loads cannot wait for memory
+#: without idling their queue. Measured: the bundled triple at 511-7,957 ops holds 3 %
+#: of its 8 MiB VTCM that way (paired: 1.007-1.010 of the bound, from 1.031); the
+#: tight problems of ``benchmarks/bench_memory.py`` 42-69 % (paired: stalls, or up to
+#: 1.3 times the best pass at up to 45 s a pass at 8,000 ops), the decode and prefill
+#: layers 34-77 % (stalls, or 5 % behind the split-bus schedule).
+AMPLE_SHARE = 8
 #: Relative tolerance under which a mode's price counts as its op's cheapest.
 _PRICE_TOLERANCE = 1e-6
 
@@ -247,24 +259,37 @@ class _Sequences:
         if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(fast)):
             self.policies[ModePolicy.LARGE_FAST] = fast
         self.cache: dict[tuple[ModePolicy, OpOrder], tuple[list[int], list[int]]] = {}
-        self._unserial: bool | None = None
+        self._peaks: dict[str, int] | None = None
+        self.split = lean_split(inst)
+        self.paired = inst
+        if self.split is not None and self.serial_share() <= 1 / AMPLE_SHARE:
+            self.policies[ModePolicy.PAIRED] = [[mode] for mode, _ in self.split]
+            self.paired = paired_instance(inst, self.split)
         self.busiest = bottleneck_lane(inst)
         self.transfer_bound = _transfer_bound(inst, self.busiest)
 
+    def serial_share(self) -> float:
+        """The largest share of a memory that the problem's own order, run one op at a
+        time, holds at once (:func:`~.orders.serial_peaks`; 0 without buffers)."""
+        if self._peaks is None:
+            order, _ = self.get(ModePolicy.ALL, OpOrder.PROBLEM)
+            self._peaks = serial_peaks(self.inst, order)
+        return max((peak / self.inst.target.memories[m].capacity_bytes
+                    for m, peak in self._peaks.items()), default=0.0)
+
     def unserial(self) -> bool:
         """Whether the problem's own order, run one op at a time, overflows some memory."""
-        if self._unserial is None:
-            order, _ = self.get(ModePolicy.ALL, OpOrder.PROBLEM)
-            self._unserial = any(peak > self.inst.target.memories[m].capacity_bytes
-                                 for m, peak in serial_peaks(self.inst, order).items())
-        return self._unserial
+        return self.serial_share() > 1.0
 
     def applies(self, spec: PassSpec) -> bool:
         """Whether ``spec`` runs on this problem: its mode policy exists here, it orders
         tasks only where there are several, it needs large buffers only where some
         buffer is large, the problem's order overflowing only where it does, a busiest
         lane kind only where some op uses a lane, and the passes built around it not
-        where it is a transfer queue (:func:`_transfer_bound`)."""
+        where it is a transfer queue (:func:`_transfer_bound`); the paced order only
+        where there is a lean split."""
+        if spec.sequence is OpOrder.PACED and self.split is None:
+            return False
         if spec.sequence in (OpOrder.BOTTLENECK, OpOrder.STREAMED) and self.busiest is None:
             return False
         if (spec.lead_first or spec.chain_first or
@@ -282,7 +307,8 @@ class _Sequences:
     def make_pass(self, spec: PassSpec) -> SerialPass:
         """The pass ``spec`` describes, ready to run."""
         order, tail = self.get(spec.policy, spec.sequence)
-        return SerialPass(self.inst, self.dag, order, tail, spec, self.policies[spec.policy])
+        inst = self.paired if spec.policy is ModePolicy.PAIRED else self.inst
+        return SerialPass(inst, self.dag, order, tail, spec, self.policies[spec.policy])
 
     def get(self, policy: ModePolicy, name: OpOrder) -> tuple[list[int], list[int]]:
         if (policy, name) not in self.cache:
@@ -296,6 +322,8 @@ class _Sequences:
                      if name is OpOrder.BOTTLENECK else
                      bottleneck_order(self.inst, self.dag, tail, streamed=True)
                      if name is OpOrder.STREAMED else
+                     paced_order(self.inst, self.dag, self.split or [])
+                     if name is OpOrder.PACED else
                      depth_order(self.dag, tail))
             self.cache[(policy, name)] = (order, tail)
         return self.cache[(policy, name)]
@@ -378,7 +406,7 @@ def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
     sequences = _Sequences(inst, dag, priced)
     floor = plain_floor(inst, dag, budget)
     best, stall = _run_portfolio(inst, dag, sequences, portfolio, budget, floor)
-    split = split_bus_schedule(inst, dag, budget)
+    split = split_bus_schedule(inst, dag, sequences.split, budget)
     if split is not None and (best is None or split.makespan(inst) < best.makespan(inst)):
         best = split
     if floor is not None and (best is None or floor.makespan(inst) < best.makespan(inst)):

@@ -543,10 +543,13 @@ class SerialPass:
                             all(self.allocated[b] for b in self.inst.op_buffers[op]) and \
                             self._try_start(op, now):
                         done += 1
-            for _, op in list(self.eligible):
-                if not self.started[op] and self._try_start(op, now):
+            started, est, draws, no_mode = self.started, self.est, self.draws, self.no_mode
+            for _, op in list(self.eligible):  # what _try_start refuses first, inline:
+                if started[op] or est[op] > now or draws[op] in no_mode:
+                    continue  # a wide window scans thousands of such ops per event
+                if self._try_start(op, now):
                     done += 1
-            self.eligible = [item for item in self.eligible if not self.started[item[1]]]
+            self.eligible = [item for item in self.eligible if not started[item[1]]]
             self._advance_window()
             if self.frees and self.frees[0][0] <= now:
                 self.dirty = True

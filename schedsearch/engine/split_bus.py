@@ -20,7 +20,6 @@ import heapq
 
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
-from schedsearch.engine.modes import lean_split
 from schedsearch.engine.solution import Solution, buffer_windows
 from schedsearch.engine.timebudget import TimeBudget
 
@@ -35,14 +34,14 @@ FORWARD_BACKWARD_ROUNDS = 3
 CHARGE_PER_OP = 1e-4
 
 
-def split_bus_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None
-                       ) -> Solution | None:
+def split_bus_schedule(inst: Instance, dag: Dag, choice: list[tuple[int, int]] | None,
+                       budget: TimeBudget | None = None) -> Solution | None:
     """The shorter legal schedule of the lean ops on their own unit and on either
     (:mod:`this module <.split_bus>`), or None where the problem is not of the shape
     :func:`~.modes.lean_split` knows, has barriers, or neither schedule is legal. Where
     the shape applies, ``budget`` is charged :data:`CHARGE_PER_OP` per op, whatever the
-    outcome; it runs to its end whatever the budget (it is cheap)."""
-    choice = lean_split(inst)
+    outcome; it runs to its end whatever the budget (it is cheap). ``choice`` is
+    :func:`~.modes.lean_split` of ``inst``, which the caller's list passes share."""
     if choice is None or dag.n_nodes > dag.n_ops:
         return None
     if budget is not None:

@@ -41,7 +41,7 @@ def test_no_split_where_two_fast_loads_fit_the_bus_or_one_queue_serves_them() ->
 def test_the_split_reaches_the_bus_bound_on_independent_loads() -> None:
     problem, tgt = _loads(9), target()
     inst = build_instance(problem, tgt)
-    found = split_bus_schedule(inst, build_dag(inst))
+    found = split_bus_schedule(inst, build_dag(inst), lean_split(inst))
     assert found is not None
     assert verify(to_schedule(inst, found, {})) == []
     assert found.makespan(inst) == lower_bound(problem, tgt).value == 60
@@ -50,7 +50,7 @@ def test_the_split_reaches_the_bus_bound_on_independent_loads() -> None:
 def test_the_split_schedule_is_legal_with_buffers_and_dependences() -> None:
     inst = build_instance(gemm_problem(blocks=3, k_steps=2), target(capacity=1 << 16))
     dag = build_dag(inst)
-    found = split_bus_schedule(inst, dag)
+    found = split_bus_schedule(inst, dag, lean_split(inst))
     assert found is not None
     assert verify(to_schedule(inst, found, {})) == []
     best = list_schedule(inst, dag)
@@ -59,7 +59,7 @@ def test_the_split_schedule_is_legal_with_buffers_and_dependences() -> None:
 
 def test_no_split_schedule_where_memory_cannot_hold_the_longest_tail_order() -> None:
     inst = build_instance(gemm_problem(blocks=3, k_steps=2), target(capacity=3 * 1024))
-    assert split_bus_schedule(inst, build_dag(inst)) is None
+    assert split_bus_schedule(inst, build_dag(inst), lean_split(inst)) is None
 
 
 def test_back_to_back_intervals_merge_and_fits_stay_the_same() -> None:
