@@ -120,6 +120,9 @@ __all__ = ["PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY", "priced_modes", "plain_f
 #: weights up to one engine op earlier where the DMA queues and the DDR could not carry
 #: them just in time), window 48, where there are buffers: Llama-3.2-1B prefill v75
 #: 4,101,676 ns.
+#: The two paired passes (:data:`AMPLE_SHARE`) come right after the priced interleaved
+#: one: they cost 0.3 s each at 7,957 ops, and where they apply (the bundled triple with
+#: ample memory) they give the best schedule at every size.
 PORTFOLIO = (
     PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 4, in_sequence=True, safe=True, split=True,
              large_share=8, unserial_only=True),
@@ -196,10 +199,11 @@ CHARGE_PER_OP = 6e-6
 #: the problem's order, one op at a time, holds at most 1/AMPLE_SHARE of every memory:
 #: with one mode per op and each queue kept to one kind, loads cannot wait for memory
 #: without idling their queue. Measured: the bundled triple at 511-7,957 ops holds 3 %
-#: of its 8 MiB VTCM that way (paired: 1.007-1.010 of the bound, from 1.031); the
-#: tight problems of ``benchmarks/bench_memory.py`` 42-69 % (paired: stalls, or up to
-#: 1.3 times the best pass at up to 45 s a pass at 8,000 ops), the decode and prefill
-#: layers 34-77 % (stalls, or 5 % behind the split-bus schedule).
+#: of its 8 MiB VTCM that way (paired: 1.005-1.007 of the bound, from 1.031); the
+#: tight problems of ``benchmarks/bench_memory.py`` hold 42-69 % and the decode and
+#: prefill layers 34-77 %, and there the paired passes stall (at 600 and 8,000 ops on
+#: every tight Hexagon problem, and on the v75 decode layers), or, on the tight chain at
+#: 7,806 ops, end 1.5 times the best pass.
 AMPLE_SHARE = 8
 #: Relative tolerance under which a mode's price counts as its op's cheapest.
 _PRICE_TOLERANCE = 1e-6
