@@ -25,6 +25,9 @@ class ModePolicy(enum.StrEnum):
     #: each op at the mode :func:`~.modes.lean_split` gives it, its fast ops on one unit
     #: of their lane kind and its lean ones on the other (:func:`~.modes.paired_instance`)
     PAIRED = "paired"
+    #: where the busiest lane kind is a transfer queue, ops never on it at their modes
+    #: that draw least of the budgets it draws (:func:`~.modes.yielding_modes`)
+    YIELDING = "yielding"
 
 
 class OpOrder(enum.StrEnum):

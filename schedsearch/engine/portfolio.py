@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from schedsearch.engine.bounds.lower import EnergyRelaxation, energy_relaxation
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
-from schedsearch.engine.modes import lean_split, mode_prices, paired_instance
+from schedsearch.engine.modes import lean_split, mode_prices, paired_instance, yielding_modes
 from schedsearch.engine.orders import (
     bottleneck_lane,
     bottleneck_order,
@@ -133,6 +133,9 @@ PORTFOLIO = (
     PassSpec(ModePolicy.ALL, OpOrder.HUNGRY, 4,
              in_sequence=True, split=True, task_windows=True, hungry_unguarded=True,
              large_only=True),
+    PassSpec(ModePolicy.YIELDING, OpOrder.HUNGRY, 4,
+             in_sequence=True, split=True, task_windows=True, hungry_unguarded=True,
+             large_only=True),
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 16),
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, in_sequence=True),
     PassSpec(ModePolicy.PRICED, OpOrder.INTERLEAVED, 16, in_sequence=True),
@@ -227,20 +230,21 @@ def _shortest(inst: Instance, op: int) -> list[int]:
     return [k for k, mode in enumerate(inst.modes[op]) if mode.duration == least]
 
 
-def _transfer_bound(inst: Instance, lane: str | None) -> bool:
+def _transfer_bound(inst: Instance, lane: str | None, on: list[bool]) -> bool:
     """Whether ``lane``, the busiest lane kind (:func:`bottleneck_lane`), moves DDR
     data: a transfer queue, as on the decode layers and the tight-memory problems. The
     lead-first,
     chain-first, bottleneck and streamed passes shorten the waits of a computing engine
     (HMX on the prefill layers); where the transfers bind they stalled or lost, and on
     the tight triple at 7,957 ops they took 3.9 s of a 10 s solve's portfolio, so that
-    the passes best there never ran. Problems without lanes (PSPLIB's) are not."""
+    the passes best there never ran. Problems without lanes (PSPLIB's) are not.
+    ``on``: per op, whether some mode of it runs on ``lane`` (:func:`~.orders.on_lane`)."""
     if lane is None:
         return False
     ops = inst.problem.ops
     return any(access.tensor is not None
-               for name, on in zip(inst.op_names, on_lane(inst, lane), strict=True)
-               if on for access in (*ops[name].reads, *ops[name].writes))
+               for name, there in zip(inst.op_names, on, strict=True)
+               if there for access in (*ops[name].reads, *ops[name].writes))
 
 
 class _Sequences:
@@ -270,7 +274,12 @@ class _Sequences:
             self.policies[ModePolicy.PAIRED] = [[mode] for mode, _ in self.split]
             self.paired = paired_instance(inst, self.split)
         self.busiest = bottleneck_lane(inst)
-        self.transfer_bound = _transfer_bound(inst, self.busiest)
+        on = on_lane(inst, self.busiest)
+        self.transfer_bound = _transfer_bound(inst, self.busiest, on)
+        if self.busiest is not None and self.transfer_bound:
+            yielding = yielding_modes(inst, self.busiest, on)
+            if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(yielding)):
+                self.policies[ModePolicy.YIELDING] = yielding
 
     def serial_share(self) -> float:
         """The largest share of a memory that the problem's own order, run one op at a
