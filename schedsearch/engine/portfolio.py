@@ -281,6 +281,11 @@ class _Sequences:
             if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(yielding)):
                 self.policies[ModePolicy.YIELDING] = yielding
 
+    def _lean_split(self) -> list[tuple[int, int]]:
+        if self.split is None:  # applies() runs the paced passes only where there is one
+            raise ValueError("the paced order needs a lean split (modes.lean_split)")
+        return self.split
+
     def serial_share(self) -> float:
         """The largest share of a memory that the problem's own order, run one op at a
         time, holds at once (:func:`~.orders.serial_peaks`; 0 without buffers)."""
@@ -335,7 +340,7 @@ class _Sequences:
                      if name is OpOrder.BOTTLENECK else
                      bottleneck_order(self.inst, self.dag, tail, streamed=True)
                      if name is OpOrder.STREAMED else
-                     paced_order(self.inst, self.dag, self.split or [])
+                     paced_order(self.inst, self.dag, self._lean_split())
                      if name is OpOrder.PACED else
                      depth_order(self.dag, tail))
             self.cache[(policy, name)] = (order, tail)
