@@ -230,6 +230,12 @@ def _shortest(inst: Instance, op: int) -> list[int]:
     return [k for k, mode in enumerate(inst.modes[op]) if mode.duration == least]
 
 
+def _restricts(inst: Instance, allowed: list[list[int]]) -> bool:
+    """Whether a mode policy's ``allowed`` modes keep some op from one of its modes: a
+    policy that restricts nothing would only repeat the ``all`` passes."""
+    return any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(allowed))
+
+
 def _transfer_bound(inst: Instance, lane: str | None, on: list[bool]) -> bool:
     """Whether ``lane``, the busiest lane kind (:func:`bottleneck_lane`), moves DDR
     data: a transfer queue, as on the decode layers and the tight-memory problems. The
@@ -258,13 +264,13 @@ class _Sequences:
         self.policies: dict[ModePolicy, list[list[int]] | None] = {ModePolicy.ALL: None}
         if priced is None:
             priced = priced_modes(inst, energy_relaxation(inst.problem, inst.target))
-        if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(priced)):
+        if _restricts(inst, priced):
             self.policies[ModePolicy.PRICED] = priced
         large = large_buffers(inst)
         self.any_large = any(large)
         fast = [_shortest(inst, i) if any(large[b] for b in inst.op_buffers[i])
                 else list(range(len(inst.modes[i]))) for i in range(inst.n_ops)]
-        if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(fast)):
+        if _restricts(inst, fast):
             self.policies[ModePolicy.LARGE_FAST] = fast
         self.cache: dict[tuple[ModePolicy, OpOrder], tuple[list[int], list[int]]] = {}
         self._peaks: dict[str, int] | None = None
@@ -278,7 +284,7 @@ class _Sequences:
         self.transfer_bound = _transfer_bound(inst, self.busiest, on)
         if self.busiest is not None and self.transfer_bound:
             yielding = yielding_modes(inst, self.busiest, on)
-            if any(len(modes) < len(inst.modes[i]) for i, modes in enumerate(yielding)):
+            if _restricts(inst, yielding):
                 self.policies[ModePolicy.YIELDING] = yielding
 
     def _lean_split(self) -> list[tuple[int, int]]:

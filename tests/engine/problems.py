@@ -75,6 +75,16 @@ def gemm_like(blocks: int, k_steps: int, tile: int, task: str = "g",
     return tensors, buffers, ops
 
 
+def example_at(name: str, ops: int) -> tuple[Problem, Target]:
+    """Bundled example ``name`` scaled to about ``ops`` ops, tiled, with its target."""
+    from models.targets import load_target
+    from models.workload import load_workload, scaled, tile
+
+    workload = load_workload(name)
+    tgt = load_target(workload.target)
+    return tile(scaled(workload, ops / len(tile(workload, tgt).ops)), tgt), tgt
+
+
 def gemm_problem(blocks: int = 3, k_steps: int = 2, tile: int = 1024) -> Problem:
     tensors, buffers, ops = gemm_like(blocks, k_steps, tile)
     return Problem(name="gemm", tensors=tensors, tasks={"g": Task("gemm")}, buffers=buffers,

@@ -7,8 +7,6 @@ import dataclasses
 import itertools
 
 from models.formats import Mode, Op, Problem, Target, Task
-from models.targets import load_target
-from models.workload import load_workload, scaled, tile
 from schedsearch.engine.bounds.lower import lower_bound
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import Instance, build_instance
@@ -18,7 +16,7 @@ from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.portfolio import AMPLE_SHARE, PORTFOLIO, _Sequences, list_schedule
 from schedsearch.engine.serial import SerialPass
 from schedsearch.engine.solution import Solution, to_schedule
-from tests.engine.problems import target, verify
+from tests.engine.problems import example_at, target, verify
 
 PAIRED_PASSES = [spec for spec in PORTFOLIO if spec.policy is ModePolicy.PAIRED]
 
@@ -37,9 +35,7 @@ def _two_tasks(big: int = 8, small: int = 16) -> Problem:
 
 
 def _triple(ops: int) -> tuple[Problem, Target]:
-    workload = load_workload("gemm-rmsnorm-copy-v75")
-    tgt = load_target(workload.target)
-    return tile(scaled(workload, ops / len(tile(workload, tgt).ops)), tgt), tgt
+    return example_at("gemm-rmsnorm-copy-v75", ops)
 
 
 def test_the_lean_mode_is_the_fast_modes_lane_kind_not_a_thriftier_mode_elsewhere() -> None:

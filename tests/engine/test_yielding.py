@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from models.formats import Memory, Mode, Op, Problem, Target, Task
 from models.targets import load_target
-from models.workload import load_workload, scaled, tile
+from models.workload import load_workload, tile
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.modes import yielding_modes
@@ -13,7 +13,7 @@ from schedsearch.engine.orders import bottleneck_lane, on_lane
 from schedsearch.engine.passes import ModePolicy
 from schedsearch.engine.portfolio import PORTFOLIO, _Sequences
 from schedsearch.engine.solution import Solution, to_schedule
-from tests.engine.problems import verify
+from tests.engine.problems import example_at, verify
 
 
 def _queues() -> Target:
@@ -58,9 +58,7 @@ def test_no_yielding_policy_where_the_busiest_queue_moves_no_ddr_data_or_shares_
 
 
 def test_on_the_ascend_pair_stores_at_half_rate_shorten_the_hungriest_first_pass() -> None:
-    workload = load_workload("gemm-rmsnorm-ascend")
-    tgt = load_target(workload.target)
-    problem = tile(scaled(workload, 150 / len(tile(workload, tgt).ops)), tgt)
+    problem, tgt = example_at("gemm-rmsnorm-ascend", 150)
     inst = build_instance(problem, tgt)
     dag = build_dag(inst)
     sequences = _Sequences(inst, dag)
