@@ -50,7 +50,6 @@ from schedsearch.engine.hazards import Dag, build_dag
 from schedsearch.engine.instance import Instance, Resource, build_instance
 from schedsearch.engine.orders import keyed_order, tails
 from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
-from schedsearch.engine.portfolio import CHARGE_PER_TRY
 from schedsearch.engine.result import NoSchedule, SolveStatus
 from schedsearch.engine.serial import SerialPass
 from schedsearch.engine.solution import Solution, to_schedule
@@ -297,7 +296,7 @@ def deadline_pass(inst: Instance, dag: Dag, view: GroupView,
                          PassSpec(ModePolicy.ALL, OpOrder.DEADLINE, width, in_sequence=True))
         result = run.run()
         if budget is not None:
-            budget.charge(CHARGE_PER_TRY * run.tries)
+            budget.charge(run.work)
         if isinstance(result, Solution) and (
                 best is None or view.score(inst, result) < view.score(inst, best)):
             best = result

@@ -39,12 +39,12 @@ from schedsearch.engine.orders import (
 )
 from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.plain import plain_list_schedule
-from schedsearch.engine.serial import SerialPass, Stall
+from schedsearch.engine.serial import CHARGE_PER_TRY, SerialPass, Stall
 from schedsearch.engine.solution import Solution
 from schedsearch.engine.split_bus import split_bus_schedule
 from schedsearch.engine.timebudget import TimeBudget
 
-__all__ = ["PORTFOLIO", "PASS_SHARE", "CHARGE_PER_TRY", "priced_modes", "plain_floor",
+__all__ = ["PORTFOLIO", "PASS_SHARE", "CHARGE_PER_OP", "priced_modes", "plain_floor",
            "list_schedule"]
 
 
@@ -189,15 +189,11 @@ _FALLBACK = (PassSpec(ModePolicy.ALL, OpOrder.DEPTH, 16),
 #: it left the Ascend pair at 8,000 ops without the one that is best there (1.173 of the
 #: bound instead of 1.118 at 10 s).
 PASS_SHARE = 0.5
-#: Work charged per start attempt of a pass (calibrated seconds): a pass's cost grows
-#: with its window as well as its ops, and attempts count both. Measured 2e-6 to 4e-6 s
-#: per attempt on a shared 2-core machine at 500-8,000 ops.
-CHARGE_PER_TRY = 5e-6
-#: Work charged per op for each pass run, whatever its attempts (calibrated seconds):
-#: making a pass (its state, its order and tails when new) and releasing every node cost
-#: 5-10e-6 s per op on the bench mix's fused problem of 3,078 ops, where 22 passes charged
-#: by their attempts alone used twice the work they were granted.
-CHARGE_PER_OP = 6e-6
+#: Work charged per op for each pass made, whatever it then does (calibrated seconds):
+#: making a pass (its state, its order and tails when new) and releasing every node took
+#: 0.1-0.2 s at 7,800-8,000 ops (session 19, idle machine). A pass's own work is its
+#: attempts and scans (:attr:`.serial.SerialPass.work`).
+CHARGE_PER_OP = 2.5e-5
 #: The paired passes (:data:`ModePolicy.PAIRED <.passes.ModePolicy>`) run only where
 #: the problem's order, one op at a time, holds at most 1/AMPLE_SHARE of every memory:
 #: with one mode per op and each queue kept to one kind, loads cannot wait for memory
@@ -361,8 +357,8 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
     finishes while there is no answer at all (neither theirs nor ``floor``, the plain
     list schedule); after that each gets at most :data:`PASS_SHARE` of the work and wall
     time left, so that one slow pass does not take the time of the cheaper ones after
-    it. Each pass is charged its setup (:data:`CHARGE_PER_OP` per op) and its attempts
-    (:data:`CHARGE_PER_TRY` each)."""
+    it. Each pass is charged its setup (:data:`CHARGE_PER_OP` per op) and its work
+    (:attr:`.serial.SerialPass.work`: its attempts and scans)."""
     best: Solution | None = None
     stall: Stall | None = None
     first = True
@@ -378,13 +374,12 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
             result = run.run()
         else:
             share = budget.share(PASS_SHARE)
-            result = run.run(max_tries=int(max(0.0, share.left - setup) / CHARGE_PER_TRY),
-                             deadline=share.deadline)
+            result = run.run(max_work=max(0.0, share.left - setup), deadline=share.deadline)
             share.exhausted()  # marks the cut when the deadline stopped the pass
             budget.absorb(share)
         first = False
         if budget is not None:
-            budget.charge(setup + CHARGE_PER_TRY * run.tries)
+            budget.charge(setup + run.work)
         if result is None:  # cut at its share: the next pass may finish in what is left
             continue
         if isinstance(result, Stall):
@@ -415,9 +410,9 @@ def list_schedule(inst: Instance, dag: Dag, budget: TimeBudget | None = None, *,
     ``portfolio`` the budget allows, the split-bus schedule (:mod:`.split_bus`, cheap,
     on layers bound by a shared bus only, whatever the budget), or of :data:`_FALLBACK`
     when all of them stall. The first pass always runs to its end; later ones stop when
-    the work left (:data:`CHARGE_PER_TRY` per start attempt, after :data:`CHARGE_PER_OP`
-    per op for the pass's setup) or the deadline runs out, and are charged their setup
-    and the attempts they made. On a tie a pass's schedule is kept, not the plain one.
+    the work left (:attr:`.serial.SerialPass.work`, after :data:`CHARGE_PER_OP` per op
+    for the pass's setup) or the deadline runs out, and are charged their setup
+    and their work. On a tie a pass's schedule is kept, not the plain one.
 
     When even in-sequence issue of a depth-first order stalls, greedy placement has
     failed, not necessarily the problem (a first-fit address can block the exact packing

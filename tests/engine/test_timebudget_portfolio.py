@@ -1,6 +1,6 @@
 """The list scheduler's work accounting: every pass is charged its setup (per op) beside
-its start attempts, so that a portfolio on thousands of ops stays near the work it was
-granted. Counted charges, not timings."""
+its start attempts and the eligible ops its scans pass over, so that a portfolio on
+thousands of ops stays near the work it was granted. Counted charges, not timings."""
 
 from __future__ import annotations
 
@@ -14,28 +14,29 @@ from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
 from schedsearch.engine.modes import lean_split
 from schedsearch.engine.plain import plain_list_schedule
-from schedsearch.engine.portfolio import CHARGE_PER_OP, CHARGE_PER_TRY, list_schedule
+from schedsearch.engine.portfolio import CHARGE_PER_OP, list_schedule
+from schedsearch.engine.serial import CHARGE_PER_SCAN, CHARGE_PER_TRY
 from schedsearch.engine.split_bus import CHARGE_PER_OP as SPLIT_CHARGE_PER_OP
 from schedsearch.engine.timebudget import TimeBudget
 
 
 @pytest.fixture
-def attempts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The start attempts of each pass run, in order."""
-    seen: list[int] = []
+def attempts(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """The start attempts and scanned ops of each pass run, in order."""
+    seen: list[tuple[int, int]] = []
     run = serial.SerialPass.run
 
     def counted(self, *args, **kwargs):
         result = run(self, *args, **kwargs)
-        seen.append(self.tries)
+        seen.append((self.tries, self.scanned))
         return result
 
     monkeypatch.setattr(serial.SerialPass, "run", counted)
     return seen
 
 
-def test_each_pass_and_the_plain_floor_are_charged_their_setup_and_attempts(
-        attempts: list[int]) -> None:
+def test_each_pass_and_the_plain_floor_are_charged_their_setup_attempts_and_scans(
+        attempts: list[tuple[int, int]]) -> None:
     problem, target = load_problem_input("gemm-rmsnorm-copy-v75", None)
     inst = build_instance(problem, target)
     dag = build_dag(inst, "tile")
@@ -45,12 +46,14 @@ def test_each_pass_and_the_plain_floor_are_charged_their_setup_and_attempts(
     setup = CHARGE_PER_OP * inst.n_ops
     split = SPLIT_CHARGE_PER_OP * inst.n_ops if lean_split(inst) is not None else 0.0
     assert len(attempts) > 1
+    assert all(scanned >= tries for tries, scanned in attempts)  # each try was scanned
     assert math.isclose(budget.spent, (len(attempts) + 1) * setup + split
-                        + CHARGE_PER_TRY * (sum(attempts) + plain.tries))
+                        + CHARGE_PER_TRY * (sum(t for t, _ in attempts) + plain.tries)
+                        + CHARGE_PER_SCAN * sum(s for _, s in attempts))
 
 
 def test_a_pass_whose_share_cannot_pay_its_setup_makes_no_attempt_beyond_the_first(
-        attempts: list[int]) -> None:
+        attempts: list[tuple[int, int]]) -> None:
     """With work left for one more setup after the plain floor and the first pass, the
     next pass's share (half of it) is below its setup: it is cut after its first event,
     not run on credit for the attempts its share would buy without the setup."""
@@ -62,8 +65,11 @@ def test_a_pass_whose_share_cannot_pay_its_setup_makes_no_attempt_beyond_the_fir
     first = attempts[0]
     attempts.clear()
     plain = plain_list_schedule(inst, dag)
-    budget = TimeBudget.start(3 * setup + CHARGE_PER_TRY * (plain.tries + first), wall=1e6)
+    first_work = CHARGE_PER_TRY * first[0] + CHARGE_PER_SCAN * first[1]
+    budget = TimeBudget.start(3 * setup + CHARGE_PER_TRY * plain.tries + first_work,
+                              wall=1e6)
     list_schedule(inst, dag, budget)
     assert attempts[0] == first and len(attempts) >= 2
     share = 0.5 * setup  # the work left after the first pass, halved
-    assert 0 < attempts[1] < share / CHARGE_PER_TRY / 4  # its first event's attempts only
+    tries, scanned = attempts[1]
+    assert tries > 0 and CHARGE_PER_TRY * tries + CHARGE_PER_SCAN * scanned < share / 4
