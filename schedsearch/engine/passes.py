@@ -43,6 +43,7 @@ class OpOrder(enum.StrEnum):
     BOTTLENECK = "bottleneck"  #: :func:`~.orders.bottleneck_order`
     STREAMED = "streamed"  #: :func:`~.orders.bottleneck_order`, ``streamed``
     PACED = "paced"  #: :func:`~.orders.paced_order` (where there is a lean split)
+    BATCHED = "batched"  #: :func:`~.orders.batched_order` (where a task consumes another's)
 
 
 @dataclass(frozen=True, slots=True)
