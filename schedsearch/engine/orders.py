@@ -19,7 +19,7 @@ __all__ = ["tails", "breadth_order", "problem_order", "interleaved_order", "LARG
            "bottleneck_leads", "bottleneck_order", "on_lane", "streamed_dues",
            "paced_order", "batched_order", "cross_task_preds", "BATCH"]
 
-#: Consumer blocks per batch in :func:`batched_order` (why two: there).
+#: Consumer blocks per batch in :func:`batched_order` (why two: its docstring).
 BATCH = 2
 
 
@@ -122,9 +122,8 @@ def batched_order(inst: Instance, dag: Dag, cross: Sequence[Sequence[int]] | Non
     a consumer block started there waits for that store and then runs its own load and
     store: three transfers in a row per gap (7,161 ns a period at 1,956 ops: 1.061 of the
     bound). Two blocks per gap, the earlier one beside the store, and the next gap with
-    none, take 13,921 ns per two periods (1.030); one block per gap in this order makes
-    the list scheduler start each block as its store ends (1.30), three or four per gap
-    hold memory too long (1.10)."""
+    none, take 13,921 ns per two periods (1.030). Measured in this order with one block
+    per batch: 1.30; with three or four: 1.10."""
     cross = cross_task_preds(inst, dag) if cross is None else cross
     key: list[tuple[int, ...]] = [(v,) for v in range(dag.n_nodes)]
     members: dict[str, list[int]] = {}
