@@ -131,10 +131,13 @@ def batched_order(inst: Instance, dag: Dag, cross: Sequence[Sequence[int]] | Non
         members.setdefault(inst.op_task[v], []).append(v)
     for rank, ops in enumerate(members.values()):  # producers before their consumers
         blocks: list[list[int]] = []
+        waits = False  # whether the last block has an op that waits for another task
         for v in ops:
-            if not blocks or cross[v] and any(cross[u] for u in blocks[-1]):
+            if not blocks or cross[v] and waits:
                 blocks.append([])
+                waits = False
             blocks[-1].append(v)
+            waits = waits or bool(cross[v])
         for first in range(0, len(blocks), batch):
             ops_of = [v for block in blocks[first:first + batch] for v in block]
             anchors = [key[p] for v in ops_of for p in cross[v]]
