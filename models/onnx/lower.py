@@ -79,6 +79,8 @@ ROW_BLOCK_BYTES = 64 * 8192 * 2
 #: for a decode step, 256 columns, 512 reductions).
 GEMM_BLOCKS = {"bn": 256, "bk": 512}
 _ROW_KINDS = ("rmsnorm", "layernorm", "softmax", "binary", "elementwise", "cast", "rope")
+#: Element-wise kinds that may run in column blocks (no row reduction).
+_COLUMN_KINDS = ("elementwise", "binary")
 #: The outcome of a node no graph output depends on once patterns are fused.
 UNUSED = "unused (no output depends on it once patterns are fused)"
 #: Op types that a fused pattern passes through without computing (views of its data).
@@ -566,7 +568,40 @@ def lower(graph: Graph, unknown: str = "error",
     if not low.tasks:
         raise InputError("the model has no node to schedule (only views)",
                          source=graph.source, rule="ONNX")
-    return low.tasks, summary
+    return _column_blocks(low.tasks), summary
+
+
+def _column_blocks(tasks: list[WorkloadTask]) -> list[WorkloadTask]:
+    """``tasks`` with the element-wise tasks that feed a product's A operand (directly or
+    through other such tasks; a gated MLP's SiLU and product) in blocks of the product's
+    rows by its reduction depth, as the bundled prefill layers
+    (models/examples/decoders.py): each block then needs only the columns of the
+    projections before it that it reads, and runs beside them. Only where the product
+    has more than one 32-row tile (prefill); a task some other kind also reads keeps
+    whole rows."""
+    readers: dict[str, list[tuple[WorkloadTask, str]]] = {}
+    for task in tasks:
+        for key in ("a", "x", "y"):
+            if isinstance(task.params.get(key), str):
+                readers.setdefault(task.params[key], []).append((task, key))
+    blocked: dict[str, dict[str, Any]] = {}
+    for task in reversed(tasks):  # consumers come after their producers
+        p = task.params
+        if task.kind not in _COLUMN_KINDS or p.get("broadcast", "none") != "none":
+            continue
+        reads = readers.get(str(p["out"]), [])
+        gemms = [r.params for r, key in reads if r.kind == "gemm" and key == "a"]
+        if reads and all(r.name in blocked or (r.kind == "gemm" and key == "a")
+                         for r, key in reads):
+            rows = min((int(g["bm"]) for g in gemms), default=None)
+            rows = rows or min(int(blocked[r.name]["block_rows"]) for r, _ in reads)
+            depth = min((int(g["bk"]) for g in gemms), default=None)
+            depth = depth or min(int(blocked[r.name]["block_cols"]) for r, _ in reads)
+            if rows > 32:
+                blocked[task.name] = {"block_rows": min(rows, int(p["rows"])),
+                                      "block_cols": depth}
+    return [WorkloadTask(t.name, t.kind, {**t.params, **blocked[t.name]})
+            if t.name in blocked else t for t in tasks]
 
 
 def import_onnx(path: str, dims: Mapping[str, int] | None = None,

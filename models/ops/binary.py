@@ -21,6 +21,7 @@ from models.dtypes import DTYPE_BYTES
 from models.ops.builder import ProblemBuilder
 from models.ops.params import Param
 from models.ops.rowwise import (
+    COLS_PARAM,
     ROW_PARAMS,
     UNITS_PARAM,
     Beside,
@@ -37,6 +38,7 @@ FUNCTIONS = ("add", "sub", "mul", "div")
 BROADCASTS = ("none", "row", "col", "scalar")
 PARAMS = {
     **ROW_PARAMS,
+    "block_cols": COLS_PARAM,
     "units": UNITS_PARAM,
     "fn": Param("str", "add", choices=FUNCTIONS, help="the operation"),
     "y": Param("tensor", "{task}.Z", help="tensor name of the second operand"),

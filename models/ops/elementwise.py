@@ -1,7 +1,8 @@
 """An element-wise activation ``Y = f(X)`` (SiLU by default) on the vector engine.
 
-Row blocks are loaded, transformed by one vector op (one mode per unit count) and
-stored. ``fn`` selects the activation and with it the vector passes per element.
+Blocks (of whole rows, or of ``block_cols`` columns) are loaded, transformed by one
+vector op (one mode per unit count) and stored. ``fn`` selects the activation and with
+it the vector passes per element.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from models.dtypes import DTYPE_BYTES
 from models.ops.builder import ProblemBuilder
 from models.ops.params import Param
 from models.ops.rowwise import (
+    COLS_PARAM,
     ROW_PARAMS,
     UNITS_PARAM,
     build_rowwise,
@@ -26,6 +28,7 @@ KIND = "elementwise"
 FUNCTIONS = ("silu", "gelu", "relu", "sigmoid", "tanh")
 PARAMS = {
     **ROW_PARAMS,
+    "block_cols": COLS_PARAM,
     "units": UNITS_PARAM,
     "fn": Param("str", "silu", choices=FUNCTIONS, help="the activation"),
     "dtype": Param("str", "f16", choices=tuple(DTYPE_BYTES), help="element type"),

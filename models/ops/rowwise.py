@@ -10,6 +10,13 @@ The compute op of a block carries the block as its ``space``; an operator withou
 compute gives the load the ``space`` instead, so that every task's ops still partition
 its iteration space.
 
+Element-wise operators (``elementwise``, ``binary``) also take ``block_cols``: blocks of
+``block_rows`` rows by ``block_cols`` columns, in column-block order (0, the default:
+whole rows). Why: between two GEMMs a block of whole rows needs every column block the
+producer writes, so the consumer cannot start before the producer ends; blocks of the
+consumer's K depth let a GEMM that reads them (in ``kmn`` order) start on the first one
+(a gated MLP's SiLU and product, measured in docs/search.md).
+
 ``depth`` bounds the input loads to that many blocks ahead of their first use
 (:func:`~models.ops.builder.depth_edges`: 1 single, 2 double, 3 triple buffering, 0
 unlimited). Operators with a vector compute op also take ``units``: how many vector
@@ -29,8 +36,8 @@ from models.ops.builder import DEPTHS, ProblemBuilder, box_tag, depth_edges, spl
 from models.ops.checks import require_vector_dtype
 from models.ops.params import Param
 
-__all__ = ["ROW_PARAMS", "SAME", "UNITS_PARAM", "ROW_BLOCKS", "Resident", "Beside", "build_rowwise",
-           "row_candidates", "row_op_count"]
+__all__ = ["ROW_PARAMS", "COLS_PARAM", "SAME", "UNITS_PARAM", "ROW_BLOCKS", "Resident",
+           "Beside", "build_rowwise", "row_candidates", "row_op_count"]
 
 #: Parameters every row-wise operator takes.
 ROW_PARAMS = {
@@ -42,6 +49,8 @@ ROW_PARAMS = {
     "depth": Param("int", 0, minimum=0, help="input loads ahead of their use: 1 single, "
                                            "2 double, 3 triple buffering, 0 unlimited"),
 }
+#: The ``block_cols`` parameter of the element-wise operators (no row reduction).
+COLS_PARAM = Param("int", 0, minimum=0, help="columns per block; 0: whole rows")
 #: The ``units`` parameter of row-wise operators that compute on the vector engine.
 UNITS_PARAM = Param("int", 0, minimum=0,
                     help="vector units per block op; 0 offers every count to the search")
@@ -134,9 +143,12 @@ def build_rowwise(b: ProblemBuilder, name: str, kind: str, p: dict[str, Any], *,
         raise b.fail(f"units {wanted} is more than the {model.vector.max_units} vector "
                      f"units of the target", "FIT")
     stream: list[tuple[str, str]] = []
-    for block in split(rows, int(p["block_rows"])):
-        label = f"b{block.index}"
-        space = ((block.lo, block.hi), (0, cols))
+    width = int(p.get("block_cols", 0)) or cols
+    blocks = [(row, col) for col in split(cols, width)
+              for row in split(rows, int(p["block_rows"]))]
+    for block, col in blocks:
+        label = f"b{block.index}" if width >= cols else f"b{block.index}c{col.index}"
+        space = ((block.lo, block.hi), (col.lo, col.hi))
         nbytes = b.bytes_of(x, space)
         loaded = value_access(b.buffer(f"{name}.X.{label}", memory, nbytes),
                               box_tag(x, space))
@@ -147,7 +159,8 @@ def build_rowwise(b: ProblemBuilder, name: str, kind: str, p: dict[str, Any], *,
         loads = [load]
         reads = [loaded, *resident_reads]
         if beside is not None:
-            box = ((block.lo, block.hi), (0, beside.cols))
+            box = ((block.lo, block.hi), (col.lo, col.hi) if beside.cols == cols
+                   else (0, beside.cols))
             size = b.bytes_of(beside.tensor, box)
             reads.append(value_access(b.buffer(f"{name}.{beside.label}.{label}", memory, size),
                                       box_tag(beside.tensor, box)))
@@ -176,7 +189,9 @@ def build_rowwise(b: ProblemBuilder, name: str, kind: str, p: dict[str, Any], *,
 
 
 def row_op_count(p: dict[str, Any], *, per_block: int, once: int = 0) -> int:
-    """Ops of a row-wise task: ``per_block`` per block of ``block_rows`` rows (a load, a
-    store, a compute op, a per-block side load), plus ``once`` (resident loads)."""
-    blocks = -(-int(p["rows"]) // int(p["block_rows"]))
+    """Ops of a row-wise task: ``per_block`` per block (a load, a store, a compute op, a
+    per-block side load), plus ``once`` (resident loads)."""
+    cols = int(p["cols"])
+    width = int(p.get("block_cols", 0)) or cols
+    blocks = -(-int(p["rows"]) // int(p["block_rows"])) * -(-cols // width)
     return per_block * blocks + once

@@ -59,3 +59,17 @@ def test_a_residual_add_reads_what_another_task_wrote() -> None:
     problem = tile(workload, load_target("hexagon-v75"))
     assert problem.tensors["g"].role == "temp"
     assert ("act.st.b0", "res.ldZ.b0") in problem.after
+
+
+@pytest.mark.parametrize("form", binary.BROADCASTS)
+def test_column_blocks_load_the_operand_they_need(form: str) -> None:
+    problem = one_task("binary", "hexagon-v75", "a", rows=50, cols=24, block_rows=20,
+                       block_cols=10, broadcast=form, fn="mul")
+    assert_well_tiled(problem)
+    assert len(problem.ops) == binary.op_count(problem.tasks["a"].params, None)
+    op = problem.ops["a.mul.b2c1"]
+    assert op.space == ((40, 50), (10, 20))
+    if form == "none":  # Z's block is X's
+        assert problem.ops["a.ldZ.b2c1"].reads[0].box == op.space
+    if form == "col":  # one value per row, for the block's rows
+        assert problem.ops["a.ldZ.b2c1"].reads[0].box == ((40, 50), (0, 1))

@@ -74,8 +74,20 @@ def test_the_layer_tiles_with_the_bundled_blocks(tmp_path: Path) -> None:
     gemms = [t for t in workload.tasks if t.kind == "gemm"]
     assert all((t.params["bm"], t.params["bn"], t.params["bk"]) == (128, 256, 512)
                for t in gemms)
-    assert {t.params["block_rows"] for t in workload.tasks if "block_rows" in t.params} == {64}
+    rows = [t for t in workload.tasks if "block_rows" in t.params]
+    # the gated MLP's SiLU and product in blocks of the GEMM tile's rows by its K depth
+    columns = {t.kind: (t.params["block_rows"], t.params["block_cols"]) for t in rows
+               if t.params.get("block_cols")}
+    assert columns == {"elementwise": (128, 512), "binary": (128, 512)}
+    mul = next(t for t in rows if t.params.get("block_cols") and t.kind == "binary")
+    assert any(t.kind == "gemm" and t.params["a"] == mul.params["out"] for t in gemms)
+    assert {t.params["block_rows"] for t in rows if not t.params.get("block_cols")} == {64}
     assert problem.tensors["x"].role == "input" and problem.tensors["y"].role == "output"
+
+
+def test_a_decode_layer_keeps_whole_rows(tmp_path: Path) -> None:
+    workload, _ = import_onnx(decoder_layer(tmp_path, past=1), DECODE)
+    assert not any(t.params.get("block_cols") for t in workload.tasks)
 
 
 def test_a_missing_external_weight_file_imports(tmp_path: Path) -> None:
