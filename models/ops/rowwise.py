@@ -12,10 +12,10 @@ its iteration space.
 
 Element-wise operators (``elementwise``, ``binary``) also take ``block_cols``: blocks of
 ``block_rows`` rows by ``block_cols`` columns, in column-block order (0, the default:
-whole rows). Why: between two GEMMs a block of whole rows needs every column block the
-producer writes, so the consumer cannot start before the producer ends; blocks of the
-consumer's K depth let a GEMM that reads them (in ``kmn`` order) start on the first one
-(a gated MLP's SiLU and product, measured in docs/search.md).
+whole rows). Why: after a GEMM a block of whole rows needs every column tile the GEMM
+writes, so it cannot start before the GEMM ends; a block of a few columns needs only
+those tiles and runs beside the GEMM (a gated MLP's SiLU and product, measured in
+docs/search.md, "Where the gap lies").
 
 ``depth`` bounds the input loads to that many blocks ahead of their first use
 (:func:`~models.ops.builder.depth_edges`: 1 single, 2 double, 3 triple buffering, 0
