@@ -584,24 +584,22 @@ def _column_blocks(tasks: list[WorkloadTask]) -> list[WorkloadTask]:
         for key in ("a", "x", "y"):
             if isinstance(task.params.get(key), str):
                 readers.setdefault(task.params[key], []).append((task, key))
-    blocked: dict[str, dict[str, Any]] = {}
+    #: task -> (rows, columns) of the product tile its blocks follow
+    tile: dict[str, tuple[int, int]] = {}
     for task in reversed(tasks):  # consumers come after their producers
         p = task.params
         if task.kind not in _COLUMN_KINDS or p.get("broadcast", "none") != "none":
             continue
-        reads = readers.get(str(p["out"]), [])
-        gemms = [r.params for r, key in reads if r.kind == "gemm" and key == "a"]
-        if reads and all(r.name in blocked or (r.kind == "gemm" and key == "a")
-                         for r, key in reads):
-            rows = min((int(g["bm"]) for g in gemms), default=None)
-            rows = rows or min(int(blocked[r.name]["block_rows"]) for r, _ in reads)
-            depth = min((int(g["bk"]) for g in gemms), default=None)
-            depth = depth or min(int(blocked[r.name]["block_cols"]) for r, _ in reads)
+        follows = [(int(r.params["bm"]), int(r.params["bk"])) if r.kind == "gemm" and key == "a"
+                   else tile.get(r.name) for r, key in readers.get(str(p["out"]), [])]
+        if follows and None not in follows:
+            rows, depth = min(f[0] for f in follows), min(f[1] for f in follows)
             if rows > 32:
-                blocked[task.name] = {"block_rows": min(rows, int(p["rows"])),
-                                      "block_cols": depth}
-    return [WorkloadTask(t.name, t.kind, {**t.params, **blocked[t.name]})
-            if t.name in blocked else t for t in tasks]
+                tile[task.name] = (rows, depth)
+    return [WorkloadTask(t.name, t.kind, {**t.params,
+                                          "block_rows": min(tile[t.name][0], int(t.params["rows"])),
+                                          "block_cols": tile[t.name][1]})
+            if t.name in tile else t for t in tasks]
 
 
 def import_onnx(path: str, dims: Mapping[str, int] | None = None,
