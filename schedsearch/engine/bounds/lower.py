@@ -61,6 +61,7 @@ from models.errors import InputError
 from models.formats import Problem, Target
 from models.validate import after_graph, usable_modes
 from schedsearch.engine.bounds.configurations import configuration_bound
+from schedsearch.engine.bounds.ends import sharpened_order
 from schedsearch.engine.bounds.lp import ceil_bound
 from schedsearch.engine.bounds.memory_parts import memory_bound_parts
 from schedsearch.engine.bounds.phases import forced_order, op_tables, phase_parts
@@ -124,6 +125,8 @@ def lower_bound(problem: Problem, target: Target, *,
     parts.update(memory_bound_parts(problem, target))
     tables = op_tables(problem, target)
     order = forced_order(problem, tables.duration)
+    if order is not None:
+        order = sharpened_order(problem, target, tables, order)
     parts.update(phase_parts(problem, target, forced=(tables, order)))
     if order is not None and relaxation is not None:
         parts.update(window_part(problem, target, relaxation.prices, order))

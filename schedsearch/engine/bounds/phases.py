@@ -177,15 +177,17 @@ def _pass(levels: np.ndarray, feeding: np.ndarray, fed: np.ndarray, backward: bo
 @dataclass(frozen=True, slots=True)
 class ForcedOrder:
     """The forced edges over ops in problem order, the shortest usable ``duration`` of
-    each op, each op's ``head`` and ``tail`` (see the module docstring), its ``level``
-    (the most edges on a path to it: a predecessor's is lower) and the two
-    sweeps that find paths (``forward`` feeds each op from its predecessors, ``backward``
+    each op, each op's ``head`` and ``tail`` (see the module docstring; :mod:`.ends`
+    raises them where a small problem proves more), its ``level`` (the most edges on a
+    path to it: a predecessor's is lower), the forced ``edges`` (pairs of op indices) and
+    the two sweeps that find paths (``forward`` feeds each op from its predecessors, ``backward``
     from its successors)."""
 
     duration: np.ndarray
     head: np.ndarray
     tail: np.ndarray
     level: np.ndarray
+    edges: np.ndarray
     forward: _Pass
     backward: _Pass
 
@@ -286,7 +288,7 @@ def forced_order(problem: Problem, duration: np.ndarray) -> ForcedOrder | None:
         rest[targets] = folded + duration[targets]
 
     backward.run(rest, np.maximum, to_rest)
-    return ForcedOrder(duration, end - duration, rest - duration, levels, forward,
+    return ForcedOrder(duration, end - duration, rest - duration, levels, pairs, forward,
                        backward)
 
 
