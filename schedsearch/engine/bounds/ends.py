@@ -36,7 +36,7 @@ import numpy as np
 
 from models.formats import Problem, Target
 from models.validate import usable_modes
-from schedsearch.engine.bounds.gap import ModeKey, Pattern, Piece, price_pattern
+from schedsearch.engine.bounds.gap import Pattern, Piece, mode_key, price_pattern
 from schedsearch.engine.bounds.phases import ForcedOrder, OpTables
 
 __all__ = ["MAX_CLOSURE", "MAX_SHARPENED", "SOLVE_WORK", "sharpened_order"]
@@ -80,15 +80,10 @@ class _SmallProblems:
     """The least makespan (CP-SAT's proven bound) of a set of ops with their forced edges,
     lanes and budgets, each set solved once."""
 
-    def __init__(self, problem: Problem, target: Target, edges: np.ndarray) -> None:
-        self.target, self.edges = target, edges
-        self.modes: list[tuple[ModeKey, ...]] = []
-        for op in problem.ops.values():
-            self.modes.append(tuple(
-                (mode.duration, tuple(sorted(mode.lanes.items())),
-                 # a mode that takes no time draws nothing (FORMATS.md: an empty window)
-                 tuple(sorted(mode.budgets.items())) if mode.duration else ())
-                for mode in (op.modes[k] for k in usable_modes(op.modes, target))))
+    def __init__(self, problem: Problem, target: Target, closures: _Closures) -> None:
+        self.target, self.closures = target, closures
+        self.modes = [tuple(mode_key(op.modes[k]) for k in usable_modes(op.modes, target))
+                      for op in problem.ops.values()]
         self.solved: dict[frozenset[int], int] = {}
 
     def least(self, ops: frozenset[int]) -> int:
@@ -97,8 +92,8 @@ class _SmallProblems:
         if ops not in self.solved:
             members = sorted(ops)
             index = {op: k for k, op in enumerate(members)}
-            inside = [(index[a], index[b]) for a, b in self.edges.tolist()
-                      if a in index and b in index]
+            inside = [(index[a], index[b]) for b in members
+                      for a in self.closures.preds[b] if a in index]
             piece = Piece(tuple(self.modes[op] for op in members), (), tuple(inside))
             length = price_pattern(Pattern(0, None, None, (piece,)), self.target,
                                    SOLVE_WORK).length
@@ -127,7 +122,7 @@ def sharpened_order(problem: Problem, target: Target, tables: OpTables,
     """``order`` with the heads and tails of each lane kind's first and last ops raised
     to the least makespans of their ancestors and descendants (module docstring)."""
     closures = _Closures(order.n_ops, order.edges)
-    small = _SmallProblems(problem, target, order.edges)
+    small = _SmallProblems(problem, target, closures)
     head, tail = order.head.copy(), order.tail.copy()
     for kind in target.lanes:
         kops = np.flatnonzero(tables.work[kind] > 0)

@@ -69,7 +69,8 @@ from models.formats import Mode, Problem, Target
 from schedsearch.engine.bounds.lp import ceil_bound
 from schedsearch.engine.bounds.memory import Exclusion
 
-__all__ = ["Piece", "Pattern", "Priced", "pattern_length", "price_pattern", "gap_bound"]
+__all__ = ["Piece", "Pattern", "Priced", "mode_key", "pattern_length", "price_pattern",
+           "gap_bound"]
 
 #: Free units per gap whose pattern is priced exactly (more are charged by energy).
 FREE_PER_GAP = 2
@@ -115,7 +116,8 @@ class Pattern:
         return found + [(piece, "") for piece in self.free]
 
 
-def _mode_key(mode: Mode) -> ModeKey:
+def mode_key(mode: Mode) -> ModeKey:
+    """A mode as a pattern holds it: duration, lanes and budget draws, sorted."""
     return (mode.duration, tuple(sorted(mode.lanes.items())),
             tuple(sorted(mode.budgets.items())))
 
@@ -300,7 +302,7 @@ def _piece(ops: list[str], confining: set[str], anchored: frozenset[str], sets: 
                      for b, users in accessed.items())
     edges = tuple((position[a], position[b]) for a in ops for b in ops
                   if after[a] >> index[b] & 1)
-    modes = tuple(tuple(_mode_key(m) for m in usable[name]) for name in ops)
+    modes = tuple(tuple(mode_key(m) for m in usable[name]) for name in ops)
     return Piece(modes, tuple(buffers), edges)
 
 
@@ -315,7 +317,7 @@ def gap_bound(problem: Problem, target: Target, sets: Exclusion, before: dict[st
         return 0  # too many kinds to price; or no legal schedule (FIT)
     resources = [(k, n) for k, n in (*target.lanes.items(), *target.budgets.items()) if n > 0]
     fluid: Counter[OpKey] = Counter(
-        (tuple(_mode_key(m) for m in usable[y]),
+        (tuple(mode_key(m) for m in usable[y]),
          (0.0,) * len(_DFF)) for y in gaps.fluid)
     free_kinds = list(gaps.free)
     kinds = [(p, q) for p in [None, *gaps.posts] for q in [None, *gaps.pres]

@@ -5,6 +5,7 @@ optimum on small random problems."""
 from __future__ import annotations
 
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from models.formats import Mode, Op, Problem
 from schedsearch.engine.bounds.ends import sharpened_order
@@ -59,17 +60,9 @@ def _sharpened_parts(p: Problem) -> dict[str, int]:
     return phase_parts(p, TARGET, forced=(tables, sharpened_order(p, TARGET, tables, order)))
 
 
-@settings(max_examples=examples(1))
-@given(dataflow_problems())
+@settings(max_examples=examples(2))
+@given(st.one_of(dataflow_problems(), phased_problems()))
 def test_sharpened_parts_never_exceed_the_optimum(p: Problem) -> None:
-    parts = _sharpened_parts(p)
-    best = optimum(with_forced_edges(p), TARGET)
-    assert max(parts.values(), default=0) <= best, (parts, best, p)
-
-
-@settings(max_examples=examples(1))
-@given(phased_problems())
-def test_sharpened_parts_never_exceed_the_optimum_of_phased_work(p: Problem) -> None:
     parts = _sharpened_parts(p)
     best = optimum(with_forced_edges(p), TARGET)
     assert max(parts.values(), default=0) <= best, (parts, best, p)
