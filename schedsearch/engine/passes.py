@@ -97,3 +97,7 @@ class PassSpec:
     #: the chain into the busiest lane kind (:func:`~.orders.bottleneck_leads`), ready
     #: before the load ends, from its fastest mode (see :class:`~.serial.SerialPass`).
     chain_first: bool = False
+    #: At an instant where nothing in the window starts any more, loads without
+    #: predecessors beyond the window (the next weights in sequence order) start where
+    #: they fit: a queue and bandwidth the window leaves idle prefetch what comes later.
+    backfill: bool = False

@@ -125,7 +125,15 @@ __all__ = ["PORTFOLIO", "PASS_SHARE", "CHARGE_PER_OP", "priced_modes", "plain_fl
 #: in sequence order or longest tail first. From the list scheduler alone: Llama-3.2-1B
 #: prefill 4,113,846 ns on v75 (window 48, tail first; 4,171,425 before) and 2,866,452 on
 #: v79 (96, tail first), Qwen2.5-0.5B prefill 1,099,479 on v75 (48, in sequence); wider
-#: windows stall on VTCM. Then the same sequence streamed (:func:`~.orders.streamed_dues`:
+#: windows stall on VTCM. Three of them with smaller windows that ``backfill`` (weights
+#: past the window load on a DMA queue the window leaves idle, never its last free one):
+#: on Qwen2.5-0.5B prefill v75 the DDR idled for about 13 µs during attention and was
+#: then saturated through the o_proj and MLP phases, so the chain into gate_proj met
+#: weight loads on both queues (31.6 µs of HMX idle where the forced path is 21.2). From
+#: the list scheduler alone: Qwen v75 1,022,622 / 1,021,378 / 1,028,410 ns at windows 20
+#: / 28 / 32 (1,025,298 before), Llama-3.2-1B prefill v79 2,733,508 / 2,732,565 /
+#: 2,727,483 (2,737,708); Llama v75 and Qwen v79 keep the passes above.
+#: Then the same sequence streamed (:func:`~.orders.streamed_dues`:
 #: weights up to one engine op earlier where the DMA queues and the DDR could not carry
 #: them just in time), window 48, where there are buffers: Llama-3.2-1B prefill v75
 #: 4,101,676 ns.
@@ -156,6 +164,9 @@ PORTFOLIO = (
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, lead_first=True, chain_first=True),
     PassSpec(ModePolicy.ALL, OpOrder.FRUGAL, 96, lead_first=True, chain_first=True),
     PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 48, in_sequence=True),
+    PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 20, in_sequence=True, backfill=True),
+    PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 28, in_sequence=True, backfill=True),
+    PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 32, in_sequence=True, backfill=True),
     PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 48),
     PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 96),
     PassSpec(ModePolicy.ALL, OpOrder.BOTTLENECK, 96, in_sequence=True),

@@ -244,6 +244,7 @@ class SerialPass:
         self.yields = [spec.chain_first and feeds[i] and not dag.preds[i] for i in range(n)]
         self.chain = [spec.chain_first and feeds[i] and bool(dag.preds[i]) for i in range(n)]
         self.pending: set[int] = set()
+        self.backfill = spec.backfill
         self.key = [(min(rank[inst.op_task[i]], 1) if hungry_first else
                      lead[i] if spec.lead_first else
                      0 if spec.in_sequence else -tail[i],
@@ -576,6 +577,11 @@ class SerialPass:
                 self.dirty = True
             if self.dirty:
                 continue
+            if self.backfill:
+                filled = self._backfill(now)
+                if filled:
+                    done += filled
+                    continue
             upcoming = [t for t in (self.running[0][0] if self.running else None,
                                     self.frees[0][0] if self.frees else None) if t is not None]
             upcoming += [self.est[op] for _, op in self.eligible if self.est[op] > now]
@@ -612,6 +618,24 @@ class SerialPass:
                        any(self._try_start(op, now) for op in beyond))
         finally:
             self.reserve = True
+
+    def _backfill(self, now: int) -> int:
+        """Start ready ops without predecessors past the window, in sequence order, that
+        fit now (``backfill``); how many started."""
+        beyond = self._beyond()
+        self.scanned += len(beyond)
+        started = 0
+        for op in beyond:
+            if self.dag.preds[op]:
+                continue
+            k = self._pick_mode(op)
+            if k is None:
+                continue
+            mode = self.inst.modes[op][k]
+            if any(self.lane_free[lane] <= units for lane, units in mode.lanes):
+                continue  # never the last free unit: the window's next op needs it
+            started += self._try_start(op, now)
+        return started
 
     def _beyond(self) -> list[int]:
         """The first :data:`UNBLOCK_BEYOND` ready ops past their group's window."""
