@@ -148,8 +148,68 @@ def test_the_accept_loop_grows_windows_that_cp_sat_proves(
 
     monkeypatch.setattr(lns, "window", window)
     monkeypatch.setattr(lns, "solve_each", solve_each)
+    # A sweep opens with its tail round (none on a problem this small), which does not
+    # count towards the sweep's proven windows.
+    tails = [size for _, size in _Sweep(dag.n_nodes, seed=0).tails(workers=2)]
     lns.search_windows(inst, dag, construct(inst, dag), TimeBudget.start(60), seed=0,
                        workers=2, score=lambda s: s.makespan(inst),
-                       model=lambda *_: None, done=lambda _: len(sizes) >= EASY_WINDOWS + 2)
+                       model=lambda *_: None,
+                       done=lambda _: len(sizes) >= len(tails) + EASY_WINDOWS + 2)
     assert dag.n_nodes > EASY_WINDOWS * FIRST_WINDOW  # one sweep is longer than that
-    assert sizes == [FIRST_WINDOW] * EASY_WINDOWS + [2 * FIRST_WINDOW] * 2
+    assert sizes == [*tails, *[FIRST_WINDOW] * EASY_WINDOWS, 2 * FIRST_WINDOW,
+                     2 * FIRST_WINDOW]
+
+
+def test_each_sweep_opens_with_the_tail_windows_and_their_larger_grant(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A round of tail windows (the last ranks of the start order, one size per
+    worker) at the start and again whenever the sweep starts over; they are granted
+    :data:`TAIL_WORK` (at most :data:`TAIL_SHARE` of the work left), the sweep's own
+    windows their per-op share."""
+    import schedsearch.engine.lns as lns
+    from schedsearch.engine.cpsat.model import Outcome
+
+    inst = build_instance(gemm_problem(blocks=96, k_steps=2, tile=1024),
+                          target(capacity=6144))
+    dag = build_dag(inst)
+    rounds: list[tuple[list[tuple[int, int]], float]] = []
+    windows: list[tuple[int, int]] = []
+    real_window = lns.window
+
+    def window(inst: Any, dag: Any, inc: Any, first: int, size: int) -> Any:
+        windows.append((first, size))
+        return real_window(inst, dag, inc, first, size)
+
+    def solve_each(builts: Any, budget: Any, *, work: float, seeds: Any) -> Any:
+        rounds.append((windows[-len(builts):], work))
+        return [Outcome(status="FEASIBLE", solution=None, objective=None, bound=None,
+                        wall_s=0.0, cut=False) for _ in builts]
+
+    monkeypatch.setattr(lns, "window", window)
+    monkeypatch.setattr(lns, "solve_each", solve_each)
+    n = dag.n_nodes
+    assert n >= lns.TAIL_PART * max(lns.TAIL_SIZES[:2])
+    lns.search_windows(inst, dag, construct(inst, dag), TimeBudget.start(60), seed=0,
+                       workers=2, score=lambda s: s.makespan(inst),
+                       model=lambda *_: None, done=lambda _: len(rounds) >= 200)
+    tails = [(n - size, size) for size in sorted(lns.TAIL_SIZES[:2])]
+    assert rounds[0] == (tails, lns.TAIL_WORK)
+    later = [k for k, (found, _) in enumerate(rounds) if found == tails]
+    assert len(later) >= 2  # the sweep started over at least once
+    for k, (found, work) in enumerate(rounds):
+        if k not in later:
+            assert all(first < n - size // 2 for first, size in found)
+            assert work == pytest.approx(lns.WINDOW_LIMIT_PER_OP * max(s for _, s in found))
+    # A sweep starts over right after its round that reaches the end.
+    for k in later[1:]:
+        assert any(first + size >= n - size // 4 for first, size in rounds[k - 1][0])
+
+
+def test_the_tail_round_keeps_to_problems_larger_than_its_windows() -> None:
+    from schedsearch.engine.lns import TAIL_PART
+
+    sweep = _Sweep(TAIL_PART * 48 - 1, seed=0)
+    assert sweep.tails(workers=2) == []  # 48 and 64 ops: more than 1/TAIL_PART
+    assert not sweep.tail_due
+    n = TAIL_PART * 64
+    assert _Sweep(n, seed=0).tails(workers=4) == [(n - s, s) for s in (32, 48, 64)]
