@@ -11,7 +11,9 @@ sweep from the start of the schedule to its end, each step advancing by half a w
 plus a seeded random jitter; a sweep that improves nothing doubles the window size (up to
 :data:`MAX_WINDOW`; a fruitless sweep at that size starts again at :data:`FIRST_WINDOW`,
 with new random offsets), and so does a size whose windows CP-SAT mostly proves optimal
-(:data:`EASY_SHARE`), at once: windows that easy are too small to move anything. A step
+(:data:`EASY_SHARE`), at once: windows that easy are too small to move anything. Each
+sweep opens with a round of tail windows (:data:`TAIL_SIZES`: the last ranks, which no
+shifted op follows), given more work than the sweep's own (:data:`TAIL_WORK`). A step
 is accepted only if it shortens the makespan, or keeps it and lowers the sum of start
 times (room for the next window); the incumbent stays legal throughout, since every
 model contains the incumbent itself (shift zero) as its hint.
