@@ -203,14 +203,14 @@ def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBud
     while not done(best) and not budget.exhausted() and not interrupt.requested():
         builts = []
         tails = sweep.tails(workers) if sweep.tail_due else []
-        round_ = tails or [sweep.next() for _ in range(workers)]
-        for first, width in round_:
+        planned = tails or [sweep.next() for _ in range(workers)]
+        for first, width in planned:
             hood, region_end = window(inst, dag, inc, first, width)
             builts.append(model(inc, hood, region_end, best))
             moving = sum(1 for s in hood.status if s in (Status.FREE, Status.SHIFTED))
             budget.charge(CHARGE_PER_NODE * moving + CHARGE_PER_SCAN * dag.n_nodes)
         seeds = [seed * PORTFOLIO_STRIDE + windows + k for k in range(len(builts))]
-        size = max(width for _, width in round_)  # the largest window of the round
+        size = max(width for _, width in planned)  # the largest window of the round
         work = min(TAIL_WORK, TAIL_SHARE * budget.left) if tails \
             else WINDOW_LIMIT_PER_OP * size
         step = budget.within(work if tails else WINDOW_WALL_PER_OP * size)

@@ -99,5 +99,6 @@ class PassSpec:
     chain_first: bool = False
     #: At an instant where nothing in the window starts any more, loads without
     #: predecessors beyond the window (the next weights in sequence order) start where
-    #: they fit: a queue and bandwidth the window leaves idle prefetch what comes later.
+    #: they fit and leave a unit of their lane kind free: a queue and bandwidth the window
+    #: leaves idle prefetch what comes later (see :meth:`~.serial.SerialPass._backfill`).
     backfill: bool = False

@@ -621,20 +621,16 @@ class SerialPass:
 
     def _backfill(self, now: int) -> int:
         """Start ready ops without predecessors past the window, in sequence order, that
-        fit now (``backfill``); how many started."""
+        fit now in a mode leaving each of its lane kinds a free unit, which stays for the
+        window's next op (``backfill``); how many started."""
         beyond = self._beyond()
         self.scanned += len(beyond)
         started = 0
         for op in beyond:
-            if self.dag.preds[op]:
-                continue
-            k = self._pick_mode(op)
-            if k is None:
-                continue
-            mode = self.inst.modes[op][k]
-            if any(self.lane_free[lane] <= units for lane, units in mode.lanes):
-                continue  # never the last free unit: the window's next op needs it
-            started += self._try_start(op, now)
+            k = None if self.dag.preds[op] else self._pick_mode(op)
+            if k is not None and all(self.lane_free[lane] > units
+                                     for lane, units in self.inst.modes[op][k].lanes):
+                started += self._try_start(op, now)  # it picks the same mode
         return started
 
     def _beyond(self) -> list[int]:
