@@ -108,7 +108,7 @@ def cross_task_preds(inst: Instance, dag: Dag) -> list[list[int]]:
 
 
 def batched_order(inst: Instance, dag: Dag, cross: Sequence[Sequence[int]] | None = None,
-                  batch: int = BATCH) -> list[int]:
+                  batch: int = BATCH, lag: int = 0) -> list[int]:
     """Ops in a topological order where each task that consumes another's output follows
     it in batches: its ops, in problem order, are cut into *blocks* at every op with a
     predecessor in another task (``cross``: :func:`cross_task_preds`), and each run of
@@ -123,7 +123,13 @@ def batched_order(inst: Instance, dag: Dag, cross: Sequence[Sequence[int]] | Non
     store: three transfers in a row per gap (7,161 ns a period at 1,956 ops: 1.061 of the
     bound). Two blocks per gap, the earlier one beside the store, and the next gap with
     none, take 13,921 ns per two periods (1.030). Measured in this order with one block
-    per batch: 1.30; with three or four: 1.10."""
+    per batch: 1.30; with three or four: 1.10.
+
+    With ``lag`` a batch waits for the predecessors of the ``lag`` batches after it too:
+    with one block per batch and a lag of one (the ``lagged`` order), each copy block runs in
+    the gap after the next norm, beside that norm's store, which is the gap's optimum
+    (docs/search.md, "Where memory binds") when the modes suit it
+    (:func:`~.modes.fast_store_modes`)."""
     cross = cross_task_preds(inst, dag) if cross is None else cross
     key: list[tuple[int, ...]] = [(v,) for v in range(dag.n_nodes)]
     members: dict[str, list[int]] = {}
@@ -138,9 +144,11 @@ def batched_order(inst: Instance, dag: Dag, cross: Sequence[Sequence[int]] | Non
                 waits = False
             blocks[-1].append(v)
             waits = waits or bool(cross[v])
-        for first in range(0, len(blocks), batch):
-            ops_of = [v for block in blocks[first:first + batch] for v in block]
-            anchors = [key[p] for v in ops_of for p in cross[v]]
+        batches = [[v for block in blocks[first:first + batch] for v in block]
+                   for first in range(0, len(blocks), batch)]
+        waits_for = [[key[p] for v in ops_of for p in cross[v]] for ops_of in batches]
+        for k, ops_of in enumerate(batches):
+            anchors = [a for later in waits_for[k:k + lag + 1] for a in later]
             if anchors:
                 anchor = max(anchors)
                 for v in ops_of:

@@ -28,6 +28,9 @@ class ModePolicy(enum.StrEnum):
     #: where the busiest lane kind is a transfer queue, ops never on it at their modes
     #: that draw least of the budgets it draws (:func:`~.modes.yielding_modes`)
     YIELDING = "yielding"
+    #: stores at their shortest modes, loads at their leanest on the same lane kind
+    #: (:func:`~.modes.fast_store_modes`)
+    FAST_STORES = "fast_stores"
 
 
 class OpOrder(enum.StrEnum):
@@ -44,6 +47,8 @@ class OpOrder(enum.StrEnum):
     STREAMED = "streamed"  #: :func:`~.orders.bottleneck_order`, ``streamed``
     PACED = "paced"  #: :func:`~.orders.paced_order` (where there is a lean split)
     BATCHED = "batched"  #: :func:`~.orders.batched_order` (where a task consumes another's)
+    #: :func:`~.orders.batched_order`, one block per batch and a lag of one
+    LAGGED = "lagged"
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,13 @@ from collections.abc import Sequence
 from schedsearch.engine.bounds.lower import EnergyRelaxation, energy_relaxation
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
-from schedsearch.engine.modes import lean_split, mode_prices, paired_instance, yielding_modes
+from schedsearch.engine.modes import (
+    fast_store_modes,
+    lean_split,
+    mode_prices,
+    paired_instance,
+    yielding_modes,
+)
 from schedsearch.engine.orders import (
     batched_order,
     bottleneck_lane,
@@ -154,6 +160,8 @@ PORTFOLIO = (
              in_sequence=True, split=True, task_windows=True, hungry_unguarded=True,
              large_only=True),
     PassSpec(ModePolicy.ALL, OpOrder.BATCHED, 8),
+    PassSpec(ModePolicy.FAST_STORES, OpOrder.LAGGED, 16, in_sequence=True, guarded=False,
+             safe=True),
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 16),
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, in_sequence=True),
     PassSpec(ModePolicy.PRICED, OpOrder.INTERLEAVED, 16, in_sequence=True),
@@ -297,6 +305,10 @@ class _Sequences:
             self.policies[ModePolicy.PAIRED] = [[mode] for mode, _ in self.split]
             self.paired = paired_instance(inst, self.split)
         self.cross = cross_task_preds(inst, dag)
+        if any(self.cross):  # the only pass that takes them is the lagged one
+            fast_stores = fast_store_modes(inst)
+            if _restricts(inst, fast_stores):
+                self.policies[ModePolicy.FAST_STORES] = fast_stores
         self.busiest = bottleneck_lane(inst)
         on = on_lane(inst, self.busiest)
         self.transfer_bound = _transfer_bound(inst, self.busiest, on)
@@ -329,11 +341,11 @@ class _Sequences:
         buffer is large, the problem's order overflowing only where it does, a busiest
         lane kind only where some op uses a lane, and the passes built around it not
         where it is a transfer queue (:func:`_transfer_bound`); the paced order only
-        where there is a lean split, the batched one where a task consumes another's
-        output."""
+        where there is a lean split, the batched and lagged ones where a task consumes
+        another's output."""
         if spec.sequence is OpOrder.PACED and self.split is None:
             return False
-        if spec.sequence is OpOrder.BATCHED and not any(self.cross):
+        if spec.sequence in (OpOrder.BATCHED, OpOrder.LAGGED) and not any(self.cross):
             return False
         if spec.sequence in (OpOrder.BOTTLENECK, OpOrder.STREAMED) and self.busiest is None:
             return False
@@ -371,6 +383,8 @@ class _Sequences:
                      if name is OpOrder.PACED else
                      batched_order(self.inst, self.dag, self.cross)
                      if name is OpOrder.BATCHED else
+                     batched_order(self.inst, self.dag, self.cross, batch=1, lag=1)
+                     if name is OpOrder.LAGGED else
                      depth_order(self.dag, tail))
             self.cache[(policy, name)] = (order, tail)
         return self.cache[(policy, name)]
