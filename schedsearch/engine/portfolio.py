@@ -102,7 +102,11 @@ __all__ = ["PORTFOLIO", "PASS_SHARE", "CHARGE_PER_OP", "priced_modes", "plain_fl
 #: starts each copy block as its store ends, three transfers in a row per gap between
 #: two norms; this one gives 1.030 of the bound at 1,956 and 7,806 ops from the list
 #: scheduler alone (1.061 and 1.060 at 10 s before), for 0.1 and 0.4 s. On the bundled
-#: decoder layers it stalls on VTCM within 0.02 s.
+#: decoder layers it stalls on VTCM within 0.02 s. Right after it, the lagged pass
+#: (one block per batch after the producer's *next* store, stores fast and loads lean:
+#: :func:`~.modes.fast_store_modes`; guard (1) off, the banker's rule on): each gap
+#: then holds the copy of the block before beside the store, at the bound's own price
+#: (1.004-1.000 of the bound at 591-7,806 ops from the list scheduler alone).
 #: Then the interleaved pass with priced modes and a window of 16, the tight Ascend
 #: pair's best (below with the other interleaved ones until session 17, where the
 #: passes for the prefill layers, about 1 s each at 7,972 ops, had left it no time at
