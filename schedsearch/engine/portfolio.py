@@ -166,6 +166,8 @@ PORTFOLIO = (
     PassSpec(ModePolicy.ALL, OpOrder.BATCHED, 8),
     PassSpec(ModePolicy.FAST_STORES, OpOrder.LAGGED, 16, in_sequence=True, guarded=False,
              safe=True),
+    PassSpec(ModePolicy.PRICED, OpOrder.INTERLEAVED, 16, in_sequence=True, guarded=False,
+             safe=True, task_windows=True),
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 16),
     PassSpec(ModePolicy.ALL, OpOrder.PROBLEM, 64, in_sequence=True),
     PassSpec(ModePolicy.PRICED, OpOrder.INTERLEAVED, 16, in_sequence=True),
