@@ -107,6 +107,11 @@ __all__ = ["PORTFOLIO", "PASS_SHARE", "CHARGE_PER_OP", "priced_modes", "plain_fl
 #: :func:`~.modes.fast_store_modes`; guard (1) off, the banker's rule on): each gap
 #: then holds the copy of the block before beside the store, at the bound's own price
 #: (1.004-1.000 of the bound at 591-7,806 ops from the list scheduler alone).
+#: Then the interleaved order with priced modes, a window of 16 per task, guard (1) off
+#: and the banker's rule on: on the tight triple it runs the copy on HVX (as the
+#: ``configuration`` LP does) beside the GEMM while the RMSNorm waits, where two copy
+#: blocks, the GEMM's tiles and a norm block do not fit together; 1.034 / 1.029 / 1.034
+#: of the bound at 613 / 2,004 / 7,957 ops, where the best pass before gave 1.09.
 #: Then the interleaved pass with priced modes and a window of 16, the tight Ascend
 #: pair's best (below with the other interleaved ones until session 17, where the
 #: passes for the prefill layers, about 1 s each at 7,972 ops, had left it no time at
