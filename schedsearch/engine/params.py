@@ -27,6 +27,17 @@ class SearchParams:
     #: faster than the whole model at every size measured), and as the constructive's last
     #: resort when every list-scheduling pass stalls.
     whole_model_max_ops: int = 200
+    #: The same limit for the improving whole model on problems with buffers. Above it
+    #: LNS with small windows gains more from the same time: measured at 10 s on the
+    #: tight problems of ``benchmarks/bench_memory.py`` (2 workers, seed 0), without the
+    #: whole model at 46-168 ops the answers were the same or shorter in every case
+    #: (reproducible, of the bound: the wide pair at 161 ops 1.116 -> 1.106, the Ascend
+    #: pair at 153 1.049 -> 1.043, the chain at 151 1.017 -> 1.006 and at 46 1.078 ->
+    #: 1.045, the triple at 66 1.093 -> 1.082; using the whole 10 s the wide pair 1.095 ->
+    #: 1.082), and at 33-39 ops the same or longer (the tight pair at 33 1.012 -> 1.021,
+    #: the wide pair at 33 1.024 -> 1.039 and 1.091 -> 1.151); the bundled examples of
+    #: 67-153 ops kept their answers.
+    whole_model_max_ops_memory: int = 40
     #: Problems up to :attr:`whole_model_max_ops` ops first get one CP-SAT model of the whole
     #: problem for this share of the budget (it yields a proven bound), then LNS.
     whole_model_share: float = 0.4

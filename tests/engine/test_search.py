@@ -234,6 +234,23 @@ def test_the_timed_whole_model_gets_less_of_the_budget_where_there_are_buffers()
         DEFAULT.whole_model_share
 
 
+def test_the_whole_model_improves_problems_with_buffers_only_while_they_are_small() -> None:
+    """Above ``whole_model_max_ops_memory`` ops LNS gets the whole model's time where
+    there are buffers; problems without buffers keep it up to ``whole_model_max_ops``."""
+    from tests.engine.test_justify import random_rcpsp
+
+    stage = WholeModel()
+    state = SearchState(0, Solution((), (), ()), "constructive")
+    buffers, none = (gemm_problem(), target()), random_rcpsp(3, n=20)
+    ops = len(buffers[0].ops)
+    assert ops > 10
+    for limit, applies in ((ops, True), (ops - 1, False)):
+        params = replace(DEFAULT, whole_model_max_ops_memory=limit)
+        assert stage.applies(context(*buffers, params=params), state) == applies
+        assert stage.applies(context(*none, params=params), state)  # whole_model_max_ops
+    assert DEFAULT.whole_model_max_ops_memory < DEFAULT.whole_model_max_ops
+
+
 @dataclass(frozen=True)
 class Scripted(Stage):
     """A stage that spends ``work`` of its part and answers ``answer`` (a makespan)."""

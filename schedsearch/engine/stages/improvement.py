@@ -35,7 +35,8 @@ class Improvement(Stage):
 
 class WholeModel(Stage):
     """CP-SAT on the whole problem, hinted with the incumbent (:mod:`..whole_model`), on
-    problems of at most :attr:`~..params.SearchParams.whole_model_max_ops` ops; without
+    problems of at most :attr:`~..params.SearchParams.whole_model_max_ops` ops (with
+    buffers, :attr:`~..params.SearchParams.whole_model_max_ops_memory`); without
     buffers both ways, mirrored and forward. Records CP-SAT's status and proven bound;
     reports each answer as CP-SAT finds it."""
 
@@ -43,7 +44,10 @@ class WholeModel(Stage):
     ties = True
 
     def applies(self, ctx: SearchContext, state: SearchState) -> bool:
-        return 0 < ctx.inst.n_ops <= ctx.params.whole_model_max_ops
+        params = ctx.params
+        limit = params.whole_model_max_ops_memory if ctx.inst.n_buffers \
+            else params.whole_model_max_ops
+        return 0 < ctx.inst.n_ops <= limit
 
     def share(self, ctx: SearchContext) -> float:
         params = ctx.params
