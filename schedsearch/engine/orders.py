@@ -17,7 +17,8 @@ __all__ = ["tails", "breadth_order", "problem_order", "interleaved_order", "LARG
            "large_buffers", "task_ranks", "hungriest_first_order", "depth_order",
            "frugal_order", "serial_peaks", "keyed_order", "bottleneck_lane",
            "bottleneck_leads", "bottleneck_order", "on_lane", "streamed_dues",
-           "paced_order", "batched_order", "cross_task_preds", "BATCH"]
+           "paced_order", "batched_order", "cross_task_preds", "BATCH", "hog_tasks",
+           "valley_order"]
 
 #: Consumer blocks per batch in :func:`batched_order` (why two: its docstring).
 BATCH = 2
@@ -414,3 +415,104 @@ def serial_peaks(inst: Instance, order: Sequence[int]) -> dict[str, int]:
             delta[inst.buffer_memory[b]][min(turns)] += inst.buffer_size[b]
             delta[inst.buffer_memory[b]][max(turns) + 1] -= inst.buffer_size[b]
     return {m: max(itertools.accumulate(d), default=0) for m, d in delta.items()}
+
+
+def hog_tasks(inst: Instance) -> set[str]:
+    """The tasks with a large buffer (:func:`large_buffers`), where some other task has
+    none: the hogs :func:`valley_order` places in the others' memory valleys (empty
+    where every task or none has a large buffer)."""
+    large = large_buffers(inst)
+    hogs = {inst.op_task[op] for op in range(inst.n_ops)
+            if any(large[b] for b in inst.op_buffers[op])}
+    return hogs if hogs != set(inst.op_task) else set()
+
+
+def _written_bytes(inst: Instance, op: int) -> int:
+    """The bytes of the buffers ``op`` writes."""
+    return sum(inst.buffer_size[inst.buffer_index[access.buffer]]
+               for access in inst.problem.ops[inst.op_names[op]].writes if access.buffer)
+
+
+def valley_order(inst: Instance, dag: Dag) -> list[int]:
+    """Ops in a topological order that puts each on-chip op of the hog tasks
+    (:func:`hog_tasks`: the computes that hold large buffers) into the other tasks'
+    order at a *valley*: where those tasks, run one op at a time in the problem's order,
+    hold the fewest bytes. The computes are spread evenly over the others' ops, each at
+    the lowest point within half a spacing of its even place; a hog's loads go one
+    position before the compute they feed, its other ops right after the compute before
+    them. Without hogs it is the problem's order.
+
+    Why. Beside a compute that holds most of memory the other tasks can only go on
+    where they hold little: on the tight wide pair (an RMSNorm block's input, output and
+    weight 132 of 192 KiB) a GEMM between its two K steps of a column holds both A tiles
+    and an accumulator (48 KiB), so it cannot load the next B tile beside the norm and
+    the bus idles; at a row's start it holds nothing, at a column's end the two A tiles.
+    Every other pass let the norm compute start where memory first allowed, half of them
+    in the middle of a column (1.115 of the bound at 2,011 ops, a norm per half row).
+    Here they fall at row starts and at the middle column boundaries: from the list
+    scheduler alone 1.078 / 1.071 / 1.070 / 1.069 at 161 / 609 / 2,011 / 7,966 ops.
+    Each compute is placed one spacing after the one before, not at an even share of
+    the whole: where the counts do not divide, even shares drift off the rows."""
+    hogs = hog_tasks(inst)
+    index = list(range(dag.n_nodes))
+    if not hogs:
+        return keyed_order(dag, [(v,) for v in index])
+    ops = inst.problem.ops
+    filler = [v for v in range(inst.n_ops) if inst.op_task[v] not in hogs]
+    position = {v: k for k, v in enumerate(filler)}
+    def on_chip(v: int) -> bool:
+        op = ops[inst.op_names[v]]
+        return all(access.tensor is None for access in (*op.reads, *op.writes))
+
+    def stores(v: int) -> bool:
+        return any(access.tensor is not None for access in ops[inst.op_names[v]].writes)
+
+    # held[g + 1]: the share of memory the filler holds after its op g, each buffer up to
+    # its last use on chip (a store after it can run beside the hog's compute)
+    delta = [0.0] * (len(filler) + 2)
+    for b, users in enumerate(inst.buffer_ops):
+        turns = [position[v] for v in users if v in position]
+        if turns and len(turns) == len(users):
+            share = inst.buffer_size[b] / inst.target.memories[
+                inst.buffer_memory[b]].capacity_bytes
+            kept = [position[v] for v in users if not stores(v)] or turns
+            delta[min(turns) + 1] += share
+            delta[max(kept) + 1] -= share
+    held = list(itertools.accumulate(delta))
+
+    hog_ops = [v for v in range(inst.n_ops) if inst.op_task[v] in hogs]
+    computes = [v for v in hog_ops if on_chip(v)]
+    # each compute one spacing after the one before (the first at the start), at the
+    # gap of least held share within half a spacing, a store next rather than after
+    # (so it runs beside the compute), then the nearest
+    spacing = len(filler) / max(1, len(computes))
+    anchor: dict[int, float] = {}
+    previous = -1.0 - spacing
+    for v in computes:
+        target = previous + spacing
+        window = range(max(-1, round(target - spacing / 2)),
+                       min(len(filler) - 1, round(target + spacing / 2)) + 1)
+        previous = min(window, key=lambda g: (
+            held[g + 1], not (g + 1 < len(filler) and stores(filler[g + 1])),
+            abs(g - target)), default=len(filler) - 1)
+        anchor[v] = previous + 0.5
+    key: list[tuple[float, int, int, int]] = [(float(v), 1, 0, v) for v in index]
+    for v in filler:
+        key[v] = (float(position[v]), 1, 0, v)
+    last = -0.5
+    upcoming = iter(computes)
+    following = next(upcoming, None)
+    for v in hog_ops:
+        if v == following:
+            key[v] = (anchor[v], 0, 0, v)
+            last = anchor[v]
+            following = next(upcoming, None)
+        elif following is not None and not on_chip(v) and not any(
+                access.tensor is None for access in ops[inst.op_names[v]].reads):
+            # a load just before its compute, the largest first (it decides the start)
+            key[v] = (anchor[following] - 0.5, 0, -_written_bytes(inst, v), v)
+        else:
+            key[v] = (last, 2, 0, v)  # a store or the like: right after the compute before
+    for v in range(inst.n_ops, dag.n_nodes):
+        key[v] = (-1.0, 0, 0, v)  # barriers pass as soon as they can
+    return keyed_order(dag, key)

@@ -49,6 +49,7 @@ class OpOrder(enum.StrEnum):
     BATCHED = "batched"  #: :func:`~.orders.batched_order` (where a task consumes another's)
     #: :func:`~.orders.batched_order`, one block per batch and a lag of one
     LAGGED = "lagged"
+    VALLEY = "valley"  #: :func:`~.orders.valley_order` (where some task is a hog)
 
 
 @dataclass(frozen=True, slots=True)
