@@ -48,7 +48,8 @@ from schedsearch.engine.solution import Solution
 from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["LnsResult", "improve", "search_windows", "WindowModel", "window",
-           "FIRST_WINDOW", "MAX_WINDOW", "EASY_SHARE", "EASY_WINDOWS"]
+           "idle_windows", "FIRST_WINDOW", "MAX_WINDOW", "EASY_SHARE", "EASY_WINDOWS",
+           "IDLE_WINDOWS"]
 
 #: Windows start small: CP-SAT settles a window of 12 ops in milliseconds where one of
 #: 30 on the tight wide pair (161 ops) ran to its 1 s cap unproven, so a sweep of small
@@ -179,6 +180,66 @@ class _Sweep:
         self.size, self.tried, self.proven = size, 0, 0
 
 
+#: Where there are buffers, each incumbent's first windows are the ones where the
+#: busiest resource idles most (:func:`idle_windows`), at most this many, before the
+#: sweep goes on; a round of them that improves nothing ends them until the next
+#: accepted window. Why: on the tight wide pair at 609 ops a norm compute in the middle
+#: of each GEMM row left the bus idle, one window apart; the sweep's windows reached a
+#: few of them (10 s, reproducible: 1.066 of the bound, 6 of 44 windows accepted), the
+#: idle-first ones most (1.037, 23 of 46). Problems without buffers (PSPLIB's) keep the
+#: sweep alone.
+IDLE_WINDOWS = 16
+
+
+def idle_windows(inst: Instance, inc: Incumbent, size: int, count: int = IDLE_WINDOWS
+                 ) -> list[tuple[int, int]]:
+    """Up to ``count`` windows of ``size`` consecutive ranks of the start order, apart
+    from each other, in decreasing order of the idle capacity (capacity minus use, over
+    time) of the busiest lane kind or budget (the most work over capacity) during the
+    window's span."""
+    n = inst.n_ops
+    if n <= size or inc.makespan <= 0 or count <= 0:
+        return []
+    modes = [inst.modes[v][inc.solution.modes[v]] for v in range(n)]
+    spans = [inc.ends[v] - inc.starts[v] for v in range(n)]
+    capacities = {("lane", k): c for k, c in inst.target.lanes.items() if c > 0}
+    capacities.update({("budget", b): c for b, c in inst.target.budgets.items() if c > 0})
+
+    def use(v: int, resource: tuple[str, str]) -> int:
+        kind, name = resource
+        return dict(modes[v].lanes if kind == "lane" else modes[v].budgets).get(name, 0)
+
+    if not capacities:
+        return []
+    busiest = max(capacities, key=lambda r: (
+        sum(use(v, r) * spans[v] for v in range(n)) / capacities[r], r))
+    times = sorted({0, inc.makespan, *inc.starts[:n], *inc.ends[:n]})
+    at = {t: k for k, t in enumerate(times)}
+    delta = [0] * len(times)
+    for v in range(n):
+        amount = use(v, busiest)
+        if amount:
+            delta[at[inc.starts[v]]] += amount
+            delta[at[inc.ends[v]]] -= amount
+    idle_before = {times[0]: 0}  # idle capacity from time 0 up to each event time
+    running = idle = 0
+    for k in range(len(times) - 1):
+        running += delta[k]
+        idle += max(0, capacities[busiest] - running) * (times[k + 1] - times[k])
+        idle_before[times[k + 1]] = idle
+    ranked = sorted(range(n), key=lambda v: (inc.starts[v], v))
+    starts = [inc.starts[v] for v in ranked]
+    scored = sorted((idle_before[starts[first + size]] - idle_before[starts[first]], -first)
+                    for first in range(0, n - size, max(1, size // 4)))
+    chosen: list[int] = []
+    for _, negative in reversed(scored):
+        if all(abs(-negative - other) >= size for other in chosen):
+            chosen.append(-negative)
+            if len(chosen) == count:
+                break
+    return [(first, size) for first in chosen]
+
+
 #: A window's model from the incumbent, its neighbourhood, its region end (see
 #: :func:`window`) and the best score so far.
 WindowModel = Callable[[Incumbent, Neighbourhood, int, Any], Built]
@@ -199,11 +260,13 @@ def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBud
     inc = Incumbent.of(inst, dag, solution)
     best = score(solution)
     sweep = _Sweep(dag.n_nodes, seed)
+    focus = idle_windows(inst, inc, sweep.size, IDLE_WINDOWS) if inst.n_buffers else []
     windows = accepted = 0
     while not done(best) and not budget.exhausted() and not interrupt.requested():
         builts = []
-        tails = sweep.tails(workers) if sweep.tail_due else []
-        planned = tails or [sweep.next() for _ in range(workers)]
+        tails = sweep.tails(workers) if sweep.tail_due and not focus else []
+        from_focus = not tails and bool(focus)
+        planned = tails or [focus.pop(0) if focus else sweep.next() for _ in range(workers)]
         for first, width in planned:
             hood, region_end = window(inst, dag, inc, first, width)
             builts.append(model(inc, hood, region_end, best))
@@ -230,11 +293,15 @@ def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBud
                     continue
             solution, best = candidate, found
             inc = Incumbent.of(inst, dag, solution)
+            focus = idle_windows(inst, inc, sweep.size, IDLE_WINDOWS) if inst.n_buffers else []
             accepted += 1
             sweep.improved = True
+            from_focus = False  # an accepted window keeps the new plan
             if on_improve is not None:
                 on_improve(best)
             break
+        if from_focus:  # the idlest windows gave nothing: the rest will not either
+            focus = []
     return LnsResult(solution, windows, accepted)
 
 

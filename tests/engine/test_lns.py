@@ -187,6 +187,7 @@ def test_each_sweep_opens_with_the_tail_windows_and_their_larger_grant(
 
     monkeypatch.setattr(lns, "window", window)
     monkeypatch.setattr(lns, "solve_each", solve_each)
+    monkeypatch.setattr(lns, "IDLE_WINDOWS", 0)  # test_idle_windows.py: they come first
     n = dag.n_nodes
     assert n >= lns.TAIL_PART * max(lns.TAIL_SIZES[:2])
     lns.search_windows(inst, dag, construct(inst, dag), TimeBudget.start(60), seed=0,
