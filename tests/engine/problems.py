@@ -6,6 +6,7 @@ situation it is about (a tight memory, a chain of writers, two tasks) and nothin
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hypothesis import strategies as st
@@ -146,3 +147,10 @@ def verify(schedule: Schedule) -> list[str]:
 
     report = checker_verify(schedule_to_dict(schedule))
     return [f"{v.code}: {v.message}" for v in report.violations]
+
+
+def block_of(name: str) -> int:
+    """The block number of a tiled op's name (``r0.ldX.b12`` -> 12)."""
+    found = re.search(r"\.b(\d+)$", name)
+    assert found is not None, name
+    return int(found.group(1))

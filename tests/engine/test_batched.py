@@ -3,8 +3,6 @@ time (:func:`schedsearch.engine.orders.batched_order`), and the pass on it."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from benchmarks.bench_memory import tight_problem
@@ -15,15 +13,9 @@ from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.portfolio import PORTFOLIO, _Sequences
 from schedsearch.engine.serial import SerialPass
 from schedsearch.engine.solution import Solution, to_schedule
-from tests.engine.problems import example_at, verify
+from tests.engine.problems import block_of, example_at, verify
 
 BATCHED = PassSpec(ModePolicy.ALL, OpOrder.BATCHED, 8)
-
-
-def _block(name: str) -> int:
-    found = re.search(r"\.b(\d+)$", name)
-    assert found is not None, name
-    return int(found.group(1))
 
 
 def _chain(ops: int):
@@ -40,15 +32,15 @@ def test_consumer_blocks_follow_the_store_of_the_second_block_of_their_pair() ->
     assert sorted(order) == sorted(inst.op_names)
     position = {name: k for k, name in enumerate(order)}
     copies = [name for name in order if name.startswith("c0.")]
-    stores = {_block(name): position[name] for name in order if name.startswith("r0.st.")}
+    stores = {block_of(name): position[name] for name in order if name.startswith("r0.st.")}
     for name in copies:
-        block = _block(name)
+        block = block_of(name)
         last = min(block | 1, max(stores))  # the pair's second block (or the last one)
         assert position[name] > stores[last]
         later = [b for b in stores if b > last]
         if later:  # before the store of any later block
             assert position[name] < stores[min(later)]
-    loads = [_block(name) for name in copies if ".ldX." in name]
+    loads = [block_of(name) for name in copies if ".ldX." in name]
     assert loads == sorted(loads)
 
 

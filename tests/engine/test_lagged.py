@@ -4,8 +4,6 @@ loads lean (:func:`schedsearch.engine.modes.fast_store_modes`)."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from benchmarks.bench_memory import tight_problem
@@ -18,17 +16,11 @@ from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.portfolio import PORTFOLIO, _Sequences
 from schedsearch.engine.serial import SerialPass
 from schedsearch.engine.solution import Solution, to_schedule
-from tests.engine.problems import example_at, verify
+from tests.engine.problems import block_of, example_at, verify
 
 LAGGED = PassSpec(ModePolicy.FAST_STORES, OpOrder.LAGGED, 16, in_sequence=True,
                   guarded=False, safe=True)
 BATCHED = PassSpec(ModePolicy.ALL, OpOrder.BATCHED, 8)
-
-
-def _block(name: str) -> int:
-    found = re.search(r"\.b(\d+)$", name)
-    assert found is not None, name
-    return int(found.group(1))
 
 
 def _chain(ops: int):
@@ -45,10 +37,10 @@ def test_each_consumer_block_follows_the_next_producer_store() -> None:
     order = [inst.op_names[v] for v in batched_order(inst, dag, batch=1, lag=1)]
     assert sorted(order) == sorted(inst.op_names)
     position = {name: k for k, name in enumerate(order)}
-    stores = {_block(name): position[name] for name in order if name.startswith("r0.st.")}
+    stores = {block_of(name): position[name] for name in order if name.startswith("r0.st.")}
     last = max(stores)
     for name in (name for name in order if name.startswith("c0.")):
-        anchor = min(_block(name) + 1, last)
+        anchor = min(block_of(name) + 1, last)
         assert position[name] > stores[anchor]
         if anchor + 1 in stores:
             assert position[name] < stores[anchor + 1]

@@ -4,8 +4,6 @@ where the other tasks, in their own order, hold the least memory
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from benchmarks.bench_memory import tight_problem
@@ -15,7 +13,7 @@ from schedsearch.engine.orders import hog_tasks, problem_order, valley_order
 from schedsearch.engine.passes import ModePolicy, OpOrder, PassSpec
 from schedsearch.engine.portfolio import PORTFOLIO, _Sequences
 from schedsearch.engine.solution import Solution, to_schedule
-from tests.engine.problems import verify
+from tests.engine.problems import block_of, verify
 
 VALLEY = PassSpec(ModePolicy.ALL, OpOrder.VALLEY, 8, in_sequence=True, guarded=False,
                   safe=True, split=True)
@@ -25,12 +23,6 @@ def _instance(name: str, ops: int):
     problem, tgt = tight_problem(name, ops)
     inst = build_instance(problem, tgt)
     return inst, build_dag(inst)
-
-
-def _block(name: str) -> int:
-    found = re.search(r"\.b(\d+)$", name)
-    assert found is not None, name
-    return int(found.group(1))
 
 
 def test_a_hog_is_a_task_with_a_large_buffer_beside_one_without() -> None:
@@ -65,7 +57,7 @@ def test_each_norm_compute_falls_where_the_gemm_holds_at_most_its_a_tiles(ops: i
                    < max(position[v] for v in inst.buffer_ops[b]
                          if not inst.op_names[v].startswith("g0.st.")))
         assert held <= 2 * 16 * 1024, (name, held)
-        block = _block(name)
+        block = block_of(name)
         assert names.index(f"r0.ldX.b{block}") < k < names.index(f"r0.st.b{block}")
 
 
