@@ -108,3 +108,6 @@ class PassSpec:
     #: they fit and leave a unit of their lane kind free: a queue and bandwidth the window
     #: leaves idle prefetch what comes later (see :meth:`~.serial.SerialPass._backfill`).
     backfill: bool = False
+    #: The portfolio ends after this pass when its schedule is the shortest so far: LNS
+    #: gets the time the later passes would take (see :data:`~.portfolio.PORTFOLIO`).
+    last_if_best: bool = False

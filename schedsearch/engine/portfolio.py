@@ -178,7 +178,7 @@ PORTFOLIO = (
              in_sequence=True, split=True, task_windows=True, hungry_unguarded=True,
              large_only=True),
     PassSpec(ModePolicy.ALL, OpOrder.VALLEY, 8, in_sequence=True, guarded=False, safe=True,
-             split=True),
+             split=True, last_if_best=True),
     PassSpec(ModePolicy.ALL, OpOrder.BATCHED, 8),
     PassSpec(ModePolicy.FAST_STORES, OpOrder.LAGGED, 16, in_sequence=True, guarded=False,
              safe=True),
@@ -453,6 +453,9 @@ def _run_portfolio(inst: Instance, dag: Dag, sequences: _Sequences,
             stall = stall or result
         elif best is None or result.makespan(inst) < best.makespan(inst):
             best = result
+            if spec.last_if_best and (floor is None or
+                                      best.makespan(inst) <= floor.makespan(inst)):
+                break
     return best, stall
 
 

@@ -16,7 +16,7 @@ from schedsearch.engine.solution import Solution, to_schedule
 from tests.engine.problems import block_of, verify
 
 VALLEY = PassSpec(ModePolicy.ALL, OpOrder.VALLEY, 8, in_sequence=True, guarded=False,
-                  safe=True, split=True)
+                  safe=True, split=True, last_if_best=True)
 
 
 def _instance(name: str, ops: int):
@@ -77,3 +77,31 @@ def test_the_pass_beats_the_others_on_the_tight_wide_pair_and_verifies() -> None
 def test_the_pass_needs_a_hog() -> None:
     inst, dag = _instance("triple", 150)
     assert not _Sequences(inst, dag).applies(VALLEY)
+
+
+def _passes_made(name: str, ops: int, monkeypatch: pytest.MonkeyPatch) -> list[PassSpec]:
+    from schedsearch.engine.portfolio import list_schedule
+
+    made: list[PassSpec] = []
+    real = _Sequences.make_pass
+
+    def make_pass(self, spec: PassSpec):
+        made.append(spec)
+        return real(self, spec)
+
+    monkeypatch.setattr(_Sequences, "make_pass", make_pass)
+    inst, dag = _instance(name, ops)
+    assert isinstance(list_schedule(inst, dag), Solution)
+    return made
+
+
+def test_the_portfolio_ends_with_the_valley_pass_where_it_is_the_best(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the tight wide pair the valley pass is the shortest so far, so LNS gets the
+    later passes' time; on the Ascend pair (a hog too) it is not, and they run."""
+    made = _passes_made("pair-wide", 600, monkeypatch)
+    assert made[-1].sequence is OpOrder.VALLEY and made[-1].last_if_best
+    monkeypatch.undo()
+    made = _passes_made("ascend", 600, monkeypatch)
+    valley = [k for k, spec in enumerate(made) if spec.sequence is OpOrder.VALLEY]
+    assert valley and valley[0] < len(made) - 1
