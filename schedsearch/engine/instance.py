@@ -65,6 +65,16 @@ class Instance:
                                               else mode.budgets).get(key[1], 0)
                          for mode in self.modes[op]) for key in keys}
 
+    def reads_ddr(self, op: int) -> bool:
+        """Whether ``op`` reads a DDR tensor (a load, or a copy from DDR)."""
+        return any(access.tensor is not None
+                   for access in self.problem.ops[self.op_names[op]].reads)
+
+    def writes_ddr(self, op: int) -> bool:
+        """Whether ``op`` writes a DDR tensor (a store)."""
+        return any(access.tensor is not None
+                   for access in self.problem.ops[self.op_names[op]].writes)
+
     def capacities(self) -> dict[Resource, int]:
         """The units of each lane kind and the capacity of each budget, keyed as in
         :meth:`least_work`."""

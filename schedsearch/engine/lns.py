@@ -202,8 +202,7 @@ def idle_windows(inst: Instance, inc: Incumbent, size: int, count: int = IDLE_WI
         return []
     modes = [inst.modes[v][inc.solution.modes[v]] for v in range(n)]
     spans = [inc.ends[v] - inc.starts[v] for v in range(n)]
-    capacities = {("lane", k): c for k, c in inst.target.lanes.items() if c > 0}
-    capacities.update({("budget", b): c for b, c in inst.target.budgets.items() if c > 0})
+    capacities = {r: c for r, c in inst.capacities().items() if c > 0}
 
     def use(v: int, resource: tuple[str, str]) -> int:
         kind, name = resource
@@ -260,7 +259,12 @@ def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBud
     inc = Incumbent.of(inst, dag, solution)
     best = score(solution)
     sweep = _Sweep(dag.n_nodes, seed)
-    focus = idle_windows(inst, inc, sweep.size, IDLE_WINDOWS) if inst.n_buffers else []
+
+    def idlest(inc: Incumbent) -> list[tuple[int, int]]:
+        """The windows tried first from ``inc``: where there are buffers, the idlest."""
+        return idle_windows(inst, inc, sweep.size, IDLE_WINDOWS) if inst.n_buffers else []
+
+    focus = idlest(inc)
     windows = accepted = 0
     while not done(best) and not budget.exhausted() and not interrupt.requested():
         builts = []
@@ -293,7 +297,7 @@ def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBud
                     continue
             solution, best = candidate, found
             inc = Incumbent.of(inst, dag, solution)
-            focus = idle_windows(inst, inc, sweep.size, IDLE_WINDOWS) if inst.n_buffers else []
+            focus = idlest(inc)
             accepted += 1
             sweep.improved = True
             from_focus = False  # an accepted window keeps the new plan

@@ -149,13 +149,10 @@ def fast_store_modes(inst: Instance) -> list[list[int]]:
     copy's store at full. Taking the shortest mode that fits, a list pass gives the norm
     load the full bandwidth the ended store left, and the copy's store then runs at half:
     7,354 ns."""
-    ops = inst.problem.ops
     allowed = []
-    for name, modes in zip(inst.op_names, inst.modes, strict=True):
-        op = ops[name]
+    for i, modes in enumerate(inst.modes):
         keep = list(range(len(modes)))
-        reads_ddr = any(access.tensor is not None for access in op.reads)
-        writes_ddr = any(access.tensor is not None for access in op.writes)
+        reads_ddr, writes_ddr = inst.reads_ddr(i), inst.writes_ddr(i)
         if len(modes) > 1 and writes_ddr and not reads_ddr:
             least = min(modes[k].duration for k in keep)
             keep = [k for k in keep if modes[k].duration == least]

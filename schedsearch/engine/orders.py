@@ -437,10 +437,12 @@ def valley_order(inst: Instance, dag: Dag) -> list[int]:
     """Ops in a topological order that puts each on-chip op of the hog tasks
     (:func:`hog_tasks`: the computes that hold large buffers) into the other tasks'
     order at a *valley*: where those tasks, run one op at a time in the problem's order,
-    hold the fewest bytes. The computes are spread evenly over the others' ops, each at
-    the lowest point within half a spacing of its even place; a hog's loads go one
-    position before the compute they feed, its other ops right after the compute before
-    them. Without hogs it is the problem's order.
+    hold the fewest bytes (each buffer up to its last use on chip). Each compute goes
+    one spacing (the others' ops over the computes) after the one before, at the gap of
+    least held bytes within half a spacing, before a store rather than after it (the
+    store then runs beside the compute); a hog's loads go just before the compute they
+    feed, the largest first (it decides when the compute can start), its other ops
+    right after the compute before them. Without hogs it is the problem's order.
 
     Why. Beside a compute that holds most of memory the other tasks can only go on
     where they hold little: on the tight wide pair (an RMSNorm block's input, output and
@@ -451,21 +453,18 @@ def valley_order(inst: Instance, dag: Dag) -> list[int]:
     in the middle of a column (1.115 of the bound at 2,011 ops, a norm per half row).
     Here they fall at row starts and at the middle column boundaries: from the list
     scheduler alone 1.078 / 1.071 / 1.070 / 1.069 at 161 / 609 / 2,011 / 7,966 ops.
-    Each compute is placed one spacing after the one before, not at an even share of
-    the whole: where the counts do not divide, even shares drift off the rows."""
+    Spacing each compute from the one before, not at an even share of the whole: where
+    the counts do not divide, even shares drift off the rows (a stall at 2,011 ops)."""
     hogs = hog_tasks(inst)
     index = list(range(dag.n_nodes))
     if not hogs:
         return keyed_order(dag, [(v,) for v in index])
-    ops = inst.problem.ops
     filler = [v for v in range(inst.n_ops) if inst.op_task[v] not in hogs]
     position = {v: k for k, v in enumerate(filler)}
-    def on_chip(v: int) -> bool:
-        op = ops[inst.op_names[v]]
-        return all(access.tensor is None for access in (*op.reads, *op.writes))
+    stores = inst.writes_ddr
 
-    def stores(v: int) -> bool:
-        return any(access.tensor is not None for access in ops[inst.op_names[v]].writes)
+    def on_chip(v: int) -> bool:
+        return not inst.reads_ddr(v) and not stores(v)
 
     # held[g + 1]: the share of memory the filler holds after its op g, each buffer up to
     # its last use on chip (a store after it can run beside the hog's compute)
@@ -507,8 +506,7 @@ def valley_order(inst: Instance, dag: Dag) -> list[int]:
             key[v] = (anchor[v], 0, 0, v)
             last = anchor[v]
             following = next(upcoming, None)
-        elif following is not None and not on_chip(v) and not any(
-                access.tensor is None for access in ops[inst.op_names[v]].reads):
+        elif following is not None and inst.reads_ddr(v) and not stores(v):
             # a load just before its compute, the largest first (it decides the start)
             key[v] = (anchor[following] - 0.5, 0, -_written_bytes(inst, v), v)
         else:

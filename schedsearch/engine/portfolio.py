@@ -294,10 +294,8 @@ def _transfer_bound(inst: Instance, lane: str | None, on: list[bool]) -> bool:
     ``on``: per op, whether some mode of it runs on ``lane`` (:func:`~.orders.on_lane`)."""
     if lane is None:
         return False
-    ops = inst.problem.ops
-    return any(access.tensor is not None
-               for name, there in zip(inst.op_names, on, strict=True)
-               if there for access in (*ops[name].reads, *ops[name].writes))
+    return any(there and (inst.reads_ddr(op) or inst.writes_ddr(op))
+               for op, there in enumerate(on))
 
 
 class _Sequences:
