@@ -9,18 +9,28 @@ and choosing its addresses is exactly the placement engine's problem
 capacity makes the whole solution legal; one that does not means the candidate is
 dropped and the incumbent kept.
 
-Buffers whose lifetime did not change keep their incumbent address first (pinned:
-they were legal among themselves), so the engine places only the few that moved; only
-if that fails are all the memory's buffers placed afresh. Before that, the buffers that
-an LNS window moved left as a block (every op after the window shifts by one amount,
-:mod:`schedsearch.engine.lns`) keep theirs too: a block translated in time keeps its
-buffers apart among themselves; those of them that now meet a buffer that stayed, at
-their address, are freed first. On the tight wide pair at 609 ops nearly every buffer
-after a window is such a block, and placing them all again took 0.3 s per candidate,
-more than CP-SAT's time on the window.
+The engine is tried on ever more free buffers, each time with the rest pinned at their
+incumbent addresses (:func:`_pin_levels`), and sees only the free ones and the pinned
+ones live at the same time as one of them (:func:`_near`):
+
+1. only the buffers that, at their incumbent addresses, now share bytes with another
+   while both are live (none: the candidate is legal as it is);
+2. the moved buffers outside the block an LNS window moved left as a whole (every op
+   after the window shifts by one amount, :mod:`schedsearch.engine.lns`: a block
+   translated in time keeps its buffers apart among themselves; those of it that meet
+   a buffer that stayed are freed too);
+3. every moved buffer; 4. all of them.
+
+Why: on the tight wide pair at 609 ops nearly every buffer after a window is such a
+block, and placing them all again took 0.3 s per candidate, more than CP-SAT's time on
+the window; at 7,966 ops, where the RMSNorm's weight (live from the first row to the
+last) moved with nearly every window, level 2 still handed the engine 5,459 buffers for
+8 free ones.
 """
 
 from __future__ import annotations
+
+from bisect import bisect_right
 
 from models.errors import InputError
 from schedsearch.engine.instance import Instance
@@ -47,6 +57,17 @@ CHARGE_PER_NODE_BUFFER = 4e-7
 #: the tight wide pair at 609 ops (a base of 2,000 had spent 0.3-0.6 s on each failure
 #: at 161 ops, most of LNS's time there).
 PLACE_BASE_NODES = 50
+#: The second attempt frees the moved buffers live during the clashing ones' span and at
+#: most this many times as long (:func:`_pin_levels`): on the tight wide pair at 7,966
+#: ops the window's own buffers lived up to 3.1 times that span, the RMSNorm's weight
+#: 860 times; freeing it too made the engine see 5,459 buffers instead of about 20.
+LOCAL_SPANS = 4
+#: An attempt after the first frees at most this many buffers: on the tight wide pair at
+#: 7,966 ops, where the pinned attempts were proven impossible, the one that freed the
+#: 5,315 buffers the window moved ran to its node cap in 4.6 s; the candidate is better
+#: dropped. The tight problems of ``benchmarks/bench_memory.py`` at about 600 ops have
+#: 355-415 buffers in all.
+MAX_FREED = 500
 PLACE_NODES_PER_BUFFER = 1.5
 
 
@@ -64,15 +85,15 @@ def place_offsets(inst: Instance, solution: Solution, incumbent: Solution, budge
         moved = {b for b in members if windows[b] != before[b]}
         if not moved:
             continue
+        clashing = _clashing(set(members), windows, offsets, inst.buffer_size)
+        if not clashing:  # every buffer still fits at its incumbent address
+            continue
         block = _translated_block(moved, windows, before)
-        if block:
-            block -= _clashing(block | (set(members) - moved), windows, offsets,
-                               inst.buffer_size)
-        for unpinned in _pin_levels(moved, block, members):
+        for unpinned in _pin_levels(clashing, moved, block, members, windows):
             items = [PlacementBuffer(inst.buffer_names[b], *windows[b], inst.buffer_size[b],
                                      inst.buffer_align[b],
                                      None if b in unpinned else offsets[b])
-                     for b in members]
+                     for b in _near(unpinned, members, windows)]
             budget.charge(CHARGE_PER_BUFFER * len(items))
             try:
                 result = place(items, spec.capacity_bytes, time_limit=budget.wall_left(),
@@ -82,7 +103,7 @@ def place_offsets(inst: Instance, solution: Solution, incumbent: Solution, budge
             budget.charge((CHARGE_PER_NODE + CHARGE_PER_NODE_BUFFER * len(items))
                           * result.stats.get("nodes", 0))
             if result.placed:
-                for b in members:
+                for b in unpinned:
                     offsets[b] = result.offsets[inst.buffer_names[b]]
                 break
             timed_out = result.status is SolveStatus.NO_SOLUTION_IN_TIME
@@ -92,6 +113,31 @@ def place_offsets(inst: Instance, solution: Solution, incumbent: Solution, budge
         else:
             return None
     return Solution(solution.modes, solution.starts, tuple(offsets))
+
+
+def _near(unpinned: set[int], members: list[int], windows: list[tuple[int, int]]
+          ) -> list[int]:
+    """The buffers of ``members`` the engine must see to place ``unpinned``: those, and
+    every pinned one live at some instant one of them is (the others cannot meet them,
+    and the pinned ones are legal among themselves). On the tight wide pair at 7,966
+    ops an accepted window moved a few dozen of about 5,000 buffers, and handing the
+    engine all of them took 0.4 s per candidate, four times CP-SAT's time on the window."""
+    spans = sorted(windows[b] for b in unpinned if windows[b][0] < windows[b][1])
+    merged: list[tuple[int, int]] = []
+    for lo, hi in spans:
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    starts = [lo for lo, _ in merged]
+
+    def meets(b: int) -> bool:
+        lo, hi = windows[b]
+        k = bisect_right(starts, lo) - 1  # the last merged span starting at or before lo
+        return lo < hi and ((k >= 0 and merged[k][1] > lo)
+                            or (k + 1 < len(merged) and merged[k + 1][0] < hi))
+
+    return [b for b in members if b in unpinned or meets(b)]
 
 
 def _node_cap(buffers: int) -> int:
@@ -112,11 +158,28 @@ def _translated_block(moved: set[int], windows: list[tuple[int, int]],
     return set(max(shifts.values(), key=len))
 
 
-def _pin_levels(moved: set[int], block: set[int], members: list[int]) -> list[set[int]]:
-    """The buffers left free at each attempt, fewest first: the moved ones outside the
-    translated ``block``, then every moved one, then all of them."""
-    levels = [moved - block] if block else []
-    return [*levels, moved, set(members)]
+def _pin_levels(clashing: set[int], moved: set[int], block: set[int], members: list[int],
+                windows: list[tuple[int, int]]) -> list[set[int]]:
+    """The buffers left free at each attempt, fewest first: the ``clashing`` ones (which
+    share bytes with another while both are live, everything at its incumbent address);
+    with them the moved ones outside the translated ``block`` that live within the
+    clashing ones' span; every moved one outside the block; every moved one; all of
+    them. Every buffer left pinned clashes with no other, so the pinned ones are legal
+    among themselves; an attempt after the first frees at most :data:`MAX_FREED`. The
+    local ones are those live during the clashing ones' span and
+    at most :data:`LOCAL_SPANS` times as long: a moved buffer that lives much longer
+    (the RMSNorm's weight, whose last reader a window's shift brings earlier) would make
+    the engine see every buffer of its lifetime."""
+    lo = min(windows[b][0] for b in clashing)
+    hi = max(windows[b][1] for b in clashing)
+    outside = moved - block
+    local = {b for b in outside if windows[b][0] < hi and lo < windows[b][1]
+             and windows[b][1] - windows[b][0] <= LOCAL_SPANS * (hi - lo)}
+    levels = [clashing]
+    for level in (clashing | local, clashing | outside, clashing | moved, set(members)):
+        if level != levels[-1] and len(level) <= MAX_FREED:
+            levels.append(level)
+    return levels
 
 
 def _clashing(pinned: set[int], windows: list[tuple[int, int]], offsets: list[int],

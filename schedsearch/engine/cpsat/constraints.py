@@ -22,7 +22,7 @@ from collections import defaultdict
 
 from ortools.sat.python import cp_model
 
-from schedsearch.engine.cpsat.variables import BufferVars, Neighbourhood, NodeVars, Status
+from schedsearch.engine.cpsat.variables import BufferVars, NodeVars, Status
 from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance
 
@@ -36,13 +36,12 @@ def add_precedences(model: cp_model.CpModel, dag: Dag, nodes: list[NodeVars]) ->
             model.add(nodes[succ].start >= nodes[pred].end + lag)
 
 
-def add_resources(model: cp_model.CpModel, inst: Instance, nodes: list[NodeVars],
-                  hood: Neighbourhood) -> None:
+def add_resources(model: cp_model.CpModel, inst: Instance, nodes: list[NodeVars]) -> None:
+    """One cumulative per lane kind and budget that a moving node uses, over the nodes
+    with an interval (a pinned node that cannot meet a moving one has none)."""
     demands: dict[tuple[str, str], list[tuple[cp_model.IntervalVar, int]]] = defaultdict(list)
     moving: set[tuple[str, str]] = set()
     for v, node in enumerate(nodes):
-        if node.status == Status.FIXED and node.end <= hood.t0:
-            continue
         for k, _, interval in node.choices:
             mode = inst.modes[v][k]
             for table, items in (("lane", mode.lanes), ("budget", mode.budgets)):

@@ -117,7 +117,7 @@ def build(inst: Instance, dag: Dag, inc: Incumbent, hood: Neighbourhood, lower: 
     nodes = new_nodes(model, inst, dag, inc, hood, delta)
     buffers = new_buffers(model, inst, inc, hood, nodes, delta, region_end, offsets)
     add_precedences(model, dag, nodes)
-    add_resources(model, inst, nodes, hood)
+    add_resources(model, inst, nodes)
     add_memory(model, inst, buffers, offsets)
     makespan = makespan_var(model, nodes, inc, hood, delta, lower)
     if peak_memory_at is None:
