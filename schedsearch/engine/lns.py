@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,14 +42,15 @@ from schedsearch.engine import interrupt
 from schedsearch.engine.cpsat.model import PORTFOLIO_STRIDE, Built, build, solve_each
 from schedsearch.engine.cpsat.variables import Incumbent, Neighbourhood, Status
 from schedsearch.engine.hazards import Dag
-from schedsearch.engine.instance import Instance
+from schedsearch.engine.instance import Instance, Resource
+from schedsearch.engine.merge import WindowAnswer, merge_windows
 from schedsearch.engine.offsets import place_offsets
 from schedsearch.engine.solution import Solution
 from schedsearch.engine.timebudget import TimeBudget
 
 __all__ = ["LnsResult", "improve", "search_windows", "WindowModel", "window",
            "idle_windows", "FIRST_WINDOW", "MAX_WINDOW", "EASY_SHARE", "EASY_WINDOWS",
-           "IDLE_WINDOWS"]
+           "IDLE_WINDOWS", "mode_draws", "Draws"]
 
 #: Windows start small: CP-SAT settles a window of 12 ops in milliseconds where one of
 #: 30 on the tight wide pair (161 ops) ran to its 1 s cap unproven, so a sweep of small
@@ -103,7 +104,7 @@ def window(inst: Instance, dag: Dag, inc: Incumbent, first: int,
            size: int) -> tuple[Neighbourhood, int]:
     """The neighbourhood freeing ranks ``[first, first + size)`` of the start order, and
     the time after which nothing interacts with what moves (the ``region_end``)."""
-    nodes = sorted(range(dag.n_nodes), key=lambda v: (inc.starts[v], v))
+    nodes = inc.ranked
     starts = [inc.starts[v] for v in nodes]
     t0 = starts[first]
     last = first + size
@@ -191,45 +192,54 @@ class _Sweep:
 IDLE_WINDOWS = 16
 
 
-def idle_windows(inst: Instance, inc: Incumbent, size: int, count: int = IDLE_WINDOWS
-                 ) -> list[tuple[int, int]]:
+#: Per op, per mode, what the mode holds of each lane kind and budget while it runs.
+Draws = Sequence[Sequence[tuple[tuple[Resource, int], ...]]]
+
+
+def mode_draws(inst: Instance) -> Draws:
+    """Every mode's lane units and budget amounts, keyed as :meth:`Instance.capacities`."""
+    return [[(*((("lane", name), units) for name, units in mode.lanes),
+              *((("budget", name), amount) for name, amount in mode.budgets))
+             for mode in modes] for modes in inst.modes]
+
+
+def idle_windows(inst: Instance, inc: Incumbent, size: int, count: int = IDLE_WINDOWS,
+                 draws: Draws | None = None) -> list[tuple[int, int]]:
     """Up to ``count`` windows of ``size`` consecutive ranks of the start order, apart
     from each other, in decreasing order of the idle capacity (capacity minus use, over
     time) of the busiest lane kind or budget (the most work over capacity) during the
-    window's span."""
+    window's span. ``draws`` is :func:`mode_draws` when the caller has it."""
     n = inst.n_ops
-    if n <= size or inc.makespan <= 0 or count <= 0:
+    if len(inc.ranked) <= size or inc.makespan <= 0 or count <= 0:
         return []
-    modes = [inst.modes[v][inc.solution.modes[v]] for v in range(n)]
-    spans = [inc.ends[v] - inc.starts[v] for v in range(n)]
     capacities = {r: c for r, c in inst.capacities().items() if c > 0}
-
-    def use(v: int, resource: tuple[str, str]) -> int:
-        kind, name = resource
-        return dict(modes[v].lanes if kind == "lane" else modes[v].budgets).get(name, 0)
-
     if not capacities:
         return []
-    busiest = max(capacities, key=lambda r: (
-        sum(use(v, r) * spans[v] for v in range(n)) / capacities[r], r))
-    times = sorted({0, inc.makespan, *inc.starts[:n], *inc.ends[:n]})
+    table = mode_draws(inst) if draws is None else draws
+    held = [table[v][inc.solution.modes[v]] for v in range(n)]
+    work = dict.fromkeys(capacities, 0)
+    for v in range(n):
+        for resource, amount in held[v]:
+            if resource in work:
+                work[resource] += amount * (inc.ends[v] - inc.starts[v])
+    busiest = max(capacities, key=lambda r: (work[r] / capacities[r], r))
+    times = sorted({0, inc.makespan, *inc.starts, *inc.ends})
     at = {t: k for k, t in enumerate(times)}
     delta = [0] * len(times)
     for v in range(n):
-        amount = use(v, busiest)
-        if amount:
-            delta[at[inc.starts[v]]] += amount
-            delta[at[inc.ends[v]]] -= amount
+        for resource, amount in held[v]:
+            if resource == busiest:
+                delta[at[inc.starts[v]]] += amount
+                delta[at[inc.ends[v]]] -= amount
     idle_before = {times[0]: 0}  # idle capacity from time 0 up to each event time
     running = idle = 0
     for k in range(len(times) - 1):
         running += delta[k]
         idle += max(0, capacities[busiest] - running) * (times[k + 1] - times[k])
         idle_before[times[k + 1]] = idle
-    ranked = sorted(range(n), key=lambda v: (inc.starts[v], v))
-    starts = [inc.starts[v] for v in ranked]
+    starts = [inc.starts[v] for v in inc.ranked]
     scored = sorted((idle_before[starts[first + size]] - idle_before[starts[first]], -first)
-                    for first in range(0, n - size, max(1, size // 4)))
+                    for first in range(0, len(starts) - size, max(1, size // 4)))
     chosen: list[int] = []
     for _, negative in reversed(scored):
         if all(abs(-negative - other) >= size for other in chosen):
@@ -260,9 +270,12 @@ def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBud
     best = score(solution)
     sweep = _Sweep(dag.n_nodes, seed)
 
+    draws = mode_draws(inst) if inst.n_buffers else []
+
     def idlest(inc: Incumbent) -> list[tuple[int, int]]:
         """The windows tried first from ``inc``: where there are buffers, the idlest."""
-        return idle_windows(inst, inc, sweep.size, IDLE_WINDOWS) if inst.n_buffers else []
+        return idle_windows(inst, inc, sweep.size, IDLE_WINDOWS, draws) \
+            if inst.n_buffers else []
 
     focus = idlest(inc)
     windows = accepted = 0
@@ -288,17 +301,23 @@ def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBud
         windows += len(builts)
         candidates = sorted((score(o.solution), k, o.solution) for k, o in
                             enumerate(outcomes) if o.solution is not None)
-        for found, _, candidate in candidates:
-            if found >= best:
-                break
+        improving = [(found, k, candidate) for found, k, candidate in candidates
+                     if found < best]
+        if placement and len(improving) > 1:  # several windows at once, if they merge
+            together = merge_windows(inst, dag, inc, [
+                WindowAnswer(*planned[k], candidate) for _, k, candidate in improving])
+            if together is not None and score(together) < improving[0][0]:
+                improving.insert(0, (score(together), -len(improving), together))
+        for found, k, candidate in improving:
             if placement:
-                candidate = place_offsets(inst, candidate, solution, budget, seed)
+                candidate = place_offsets(inst, candidate, solution, budget, seed,
+                                          before=inc.windows)
                 if candidate is None:
                     continue
             solution, best = candidate, found
             inc = Incumbent.of(inst, dag, solution)
             focus = idlest(inc)
-            accepted += 1
+            accepted += -k if k < 0 else 1  # a merged answer counts its windows
             sweep.improved = True
             from_focus = False  # an accepted window keeps the new plan
             if on_improve is not None:

@@ -31,6 +31,7 @@ last) moved with nearly every window, level 2 still handed the engine 5,459 buff
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 
 from models.errors import InputError
 from schedsearch.engine.instance import Instance
@@ -50,13 +51,16 @@ CHARGE_PER_BUFFER = 2e-4
 #: CP-SAT is charged for the same wall time.
 CHARGE_PER_NODE = 3e-4
 CHARGE_PER_NODE_BUFFER = 4e-7
-#: Nodes of the exact search one placement may use: a base plus some per buffer. A
-#: placement that succeeds needs about one node per buffer (0.98-1.29 per buffer over the
-#: tight problems of ``benchmarks/bench_memory.py`` at 150-600 ops, 10 s), and one that
-#: fails runs to the cap: at 300 + 2 per buffer the failures took half of LNS's time on
-#: the tight wide pair at 609 ops (a base of 2,000 had spent 0.3-0.6 s on each failure
-#: at 161 ops, most of LNS's time there).
+#: Nodes of the exact search one placement may use: a base plus some per free buffer (it
+#: branches on those only). A placement that succeeds needs about one node per buffer
+#: (0.98-1.29 per buffer over the tight problems of ``benchmarks/bench_memory.py`` at
+#: 150-600 ops, 10 s, when every buffer was free), and one that fails runs to the cap: at
+#: 300 + 2 per buffer the failures took half of LNS's time on the tight wide pair at 609
+#: ops (a base of 2,000 had spent 0.3-0.6 s on each failure at 161 ops, most of LNS's
+#: time there). Counting the pinned buffers the engine sees too, a failure with 8 free
+#: among 5,459 ran 8,266 nodes in 4.4 s (the tight wide pair at 7,966 ops).
 PLACE_BASE_NODES = 50
+PLACE_NODES_PER_BUFFER = 1.5
 #: The second attempt frees the moved buffers live during the clashing ones' span and at
 #: most this many times as long (:func:`_pin_levels`): on the tight wide pair at 7,966
 #: ops the window's own buffers lived up to 3.1 times that span, the RMSNorm's weight
@@ -68,17 +72,19 @@ LOCAL_SPANS = 4
 #: dropped. The tight problems of ``benchmarks/bench_memory.py`` at about 600 ops have
 #: 355-415 buffers in all.
 MAX_FREED = 500
-PLACE_NODES_PER_BUFFER = 1.5
 
 
 def place_offsets(inst: Instance, solution: Solution, incumbent: Solution, budget: TimeBudget,
-                  seed: int) -> Solution | None:
+                  seed: int, before: Sequence[tuple[int, int]] | None = None
+                  ) -> Solution | None:
     """``solution`` with offsets from the placement engine, or None if some memory's
     buffers cannot be placed within the node budget (or the deadline came first: then
     ``budget.cut``).
-    ``incumbent`` is the legal solution ``solution`` was derived from."""
+    ``incumbent`` is the legal solution ``solution`` was derived from; ``before`` its
+    buffer windows when the caller has them."""
     windows = buffer_windows(inst, solution.starts, solution.ends(inst))
-    before = buffer_windows(inst, incumbent.starts, incumbent.ends(inst))
+    if before is None:
+        before = buffer_windows(inst, incumbent.starts, incumbent.ends(inst))
     offsets = list(incumbent.offsets)
     for memory, spec in sorted(inst.target.memories.items()):
         members = [b for b in range(inst.n_buffers) if inst.buffer_memory[b] == memory]
@@ -97,7 +103,7 @@ def place_offsets(inst: Instance, solution: Solution, incumbent: Solution, budge
             budget.charge(CHARGE_PER_BUFFER * len(items))
             try:
                 result = place(items, spec.capacity_bytes, time_limit=budget.wall_left(),
-                               seed=seed, max_nodes=_node_cap(len(items)))
+                               seed=seed, max_nodes=_node_cap(len(unpinned)))
             except InputError:
                 return None
             budget.charge((CHARGE_PER_NODE + CHARGE_PER_NODE_BUFFER * len(items))
@@ -145,7 +151,7 @@ def _node_cap(buffers: int) -> int:
 
 
 def _translated_block(moved: set[int], windows: list[tuple[int, int]],
-                      before: list[tuple[int, int]]) -> set[int]:
+                      before: Sequence[tuple[int, int]]) -> set[int]:
     """The moved buffers whose lifetime moved earlier by the amount most of them did
     (a whole lifetime translated: both ends by the same amount)."""
     shifts: dict[int, list[int]] = {}

@@ -471,3 +471,21 @@ def test_lns_runs_from_the_list_schedule_the_tasks_in_sequence_displaced(
     assert answer.makespan(inst) == min(run.solution.makespan(inst), listed.makespan(inst))
     assert found is None or found.solution == run.solution
     assert verify(to_schedule(inst, answer, {})) == []
+
+
+def test_the_smallest_task_alone_can_rule_the_tasks_in_sequence_out() -> None:
+    """Above the ops the check may bound in all, the smallest tasks still get their own
+    bound: the tight wide pair's RMSNorm alone (which knows its memory) with the GEMM's
+    work exceeds the list schedule, where the two tasks' work alone does not."""
+    from schedsearch.engine.stages.constructive import serial_could_win
+
+    problem, tgt = tight_problem("pair-wide")
+    ctx = context(problem, tgt, workers=1)
+    inst = ctx.inst
+    listed = list_schedule(inst, ctx.dag)
+    assert isinstance(listed, Solution)
+    norm = min(inst.op_task.count(task) for task in set(inst.op_task))
+    assert norm < inst.n_ops
+    assert serial_could_win(inst, listed.makespan(inst), 0)
+    assert serial_could_win(inst, listed.makespan(inst), norm - 1)
+    assert not serial_could_win(inst, listed.makespan(inst), norm)

@@ -64,7 +64,7 @@ def test_the_weight_read_by_every_row_is_still_bounded_by_its_readers() -> None:
     inc = Incumbent.of(inst, dag, construct(inst, dag))
     weight = inst.buffer_index["W"]
     readers = [v for v in inst.buffer_ops[weight] if inst.op_names[v].startswith("norm")]
-    first = sorted(range(dag.n_nodes), key=lambda v: (inc.starts[v], v)).index(readers[5])
+    first = inc.ranked.index(readers[5])
     hood, region_end = window(inst, dag, inc, first, 4)
     built = build(inst, dag, inc, hood, 0, region_end)
     assert weight in built.buffers

@@ -31,9 +31,10 @@ __all__ = ["add_precedences", "add_resources", "add_memory"]
 
 def add_precedences(model: cp_model.CpModel, dag: Dag, nodes: list[NodeVars]) -> None:
     for pred, succ, lag in dag.edges:
-        kinds = (nodes[pred].status, nodes[succ].status)
-        if Status.FREE in kinds and Status.ABSENT not in kinds:
-            model.add(nodes[succ].start >= nodes[pred].end + lag)
+        start, end = nodes[succ].start, nodes[pred].end
+        if Status.FREE in (nodes[pred].status, nodes[succ].status) and \
+                start is not None and end is not None:  # None: ABSENT
+            model.add(start >= end + lag)
 
 
 def add_resources(model: cp_model.CpModel, inst: Instance, nodes: list[NodeVars]) -> None:

@@ -54,12 +54,14 @@ class Neighbourhood:
 
 @dataclass(frozen=True, slots=True)
 class Incumbent:
-    """A solution with the figures the builders need: node times, buffer windows."""
+    """A solution with the figures the builders need: node times, buffer windows, and
+    the nodes in order of start (ties by index: the ranks LNS windows are cut from)."""
 
     solution: Solution
     starts: tuple[int, ...]  # per node; a barrier's time is its predecessors' latest end
     ends: tuple[int, ...]
     windows: tuple[tuple[int, int], ...]
+    ranked: tuple[int, ...]
 
     @staticmethod
     def of(inst: Instance, dag: Dag, solution: Solution) -> Incumbent:
@@ -70,8 +72,9 @@ class Incumbent:
             if v >= dag.n_ops:
                 starts[v] = ends[v] = max((ends[p] + lag for p, lag in dag.preds[v]),
                                           default=0)
-        windows = buffer_windows(inst, solution.starts, solution.ends(inst))
-        return Incumbent(solution, tuple(starts), tuple(ends), tuple(windows))
+        windows = buffer_windows(inst, solution.starts, tuple(ends[:dag.n_ops]))
+        ranked = sorted(range(dag.n_nodes), key=lambda v: (starts[v], v))
+        return Incumbent(solution, tuple(starts), tuple(ends), tuple(windows), tuple(ranked))
 
     @property
     def makespan(self) -> int:
@@ -80,11 +83,20 @@ class Incumbent:
 
 @dataclass(slots=True)
 class NodeVars:
+    """A node's start and end as the model has them (None for an ABSENT node, which is
+    in no constraint), and its intervals."""
+
     status: Status
-    start: Expr
-    end: Expr
+    start: Expr | None
+    end: Expr | None
     #: (mode index, presence literal or None when certain, interval); empty for barriers
+    #: and for pinned nodes that cannot meet what moves
     choices: list[tuple[int, cp_model.IntVar | None, cp_model.IntervalVar]]
+
+
+#: Every ABSENT node's entry: no times, no interval (building an expression of
+#: ``delta`` for each of the thousands after a window cost more than its model).
+_ABSENT = NodeVars(Status.ABSENT, None, None, [])
 
 
 @dataclass(slots=True)
@@ -104,31 +116,30 @@ def new_delta(model: cp_model.CpModel, hood: Neighbourhood) -> cp_model.IntVar |
 
 def new_nodes(model: cp_model.CpModel, inst: Instance, dag: Dag, inc: Incumbent,
               hood: Neighbourhood, delta: cp_model.IntVar | int) -> list[NodeVars]:
+    """Every node's entry. A pinned node that can share no resource with what moves
+    gets no interval: ABSENT ones, and FIXED ones ended by the window's start (every
+    FREE op starts at ``t0`` or later, every SHIFTED one later still). Why: on the tight
+    wide pair at 7,966 ops a window near the end had 9,143 constraints, nearly all
+    intervals of the ops before it, and each conflict was charged 130 times a small
+    model's."""
     nodes = []
-    for v in range(dag.n_nodes):
-        status = hood.status[v]
-        if status == Status.FREE:
+    for v, status in enumerate(hood.status):
+        if status == Status.ABSENT:
+            nodes.append(_ABSENT)
+        elif status == Status.FREE:
             nodes.append(_free_node(model, inst, dag, v, hood))
-            continue
-        shift = delta if status in (Status.SHIFTED, Status.ABSENT) else 0
-        start, end = inc.starts[v] - shift, inc.ends[v] - shift
-        choices = []
-        if v < dag.n_ops and not _past(status, inc.ends[v], hood):
-            mode = inc.solution.modes[v]
-            duration = inst.modes[v][mode].duration
-            choices.append((mode, None, model.new_fixed_size_interval_var(
-                start, duration, f"i{v}")))
-        nodes.append(NodeVars(status, start, end, choices))
+        elif status == Status.FIXED and inc.ends[v] <= hood.t0:
+            nodes.append(NodeVars(status, inc.starts[v], inc.ends[v], []))
+        else:
+            shift = delta if status == Status.SHIFTED else 0
+            start = inc.starts[v] - shift
+            choices = []
+            if v < dag.n_ops:
+                mode = inc.solution.modes[v]
+                choices.append((mode, None, model.new_fixed_size_interval_var(
+                    start, inst.modes[v][mode].duration, f"i{v}")))
+            nodes.append(NodeVars(status, start, inc.ends[v] - shift, choices))
     return nodes
-
-
-def _past(status: Status, end: int, hood: Neighbourhood) -> bool:
-    """Whether a pinned node can share no resource with what moves: ABSENT, or FIXED and
-    ended by the window's start (every FREE op starts at ``t0`` or later, every SHIFTED
-    one later still). Such a node gets no interval: on the tight wide pair at 7,966 ops
-    a window near the end had 9,143 constraints, nearly all intervals of the ops before
-    it, and each conflict was charged 130 times a small model's."""
-    return status == Status.ABSENT or (status == Status.FIXED and end <= hood.t0)
 
 
 def _free_node(model: cp_model.CpModel, inst: Instance, dag: Dag, v: int,
