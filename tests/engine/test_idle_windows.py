@@ -101,6 +101,6 @@ def test_a_fruitless_round_of_idle_windows_hands_over_to_the_sweep(
                        score=lambda s: s.makespan(inst), model=lambda *_: None,
                        done=lambda _: len(rounds) >= 3)
     inc = Incumbent.of(inst, dag, start)
-    assert rounds[0] == idle_windows(inst, inc, lns.FIRST_WINDOW)[:2]
+    assert rounds[0] == idle_windows(inst, inc, lns.FIRST_WINDOW)[:lns.FOCUS_ROUND]
     n = dag.n_nodes
     assert rounds[1] == [(n - size, size) for size in sorted(lns.TAIL_SIZES[:2])]
