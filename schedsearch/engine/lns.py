@@ -45,6 +45,7 @@ from schedsearch.engine.hazards import Dag
 from schedsearch.engine.instance import Instance, Resource
 from schedsearch.engine.merge import WindowAnswer, merge_windows
 from schedsearch.engine.offsets import place_offsets
+from schedsearch.engine.repeat import Lookalikes, op_kinds
 from schedsearch.engine.solution import Solution
 from schedsearch.engine.timebudget import TimeBudget
 
@@ -278,6 +279,7 @@ def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBud
     sweep = _Sweep(dag.n_nodes, seed)
 
     draws = mode_draws(inst) if inst.n_buffers else []
+    kinds = op_kinds(inst) if inst.n_buffers else []
 
     def idlest(inc: Incumbent) -> list[tuple[int, int]]:
         """The windows tried first from ``inc``: where there are buffers, the idlest."""
@@ -325,7 +327,7 @@ def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBud
                           if j != k]
                 found, candidate, added = _add_windows(
                     inst, dag, inc, WindowAnswer(*planned[k], candidate), found, others,
-                    score, budget, seed)
+                    score, budget, seed, Lookalikes(inst, inc, kinds) if kinds else None)
                 accepted += added
             solution, best = candidate, found
             inc = Incumbent.of(inst, dag, solution)
@@ -341,21 +343,41 @@ def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBud
     return LnsResult(solution, windows, accepted)
 
 
+#: A group of copies (:mod:`.repeat`) that does not merge or place is halved, and each
+#: half tried, down to this many halvings.
+COPY_HALVINGS = 3
+
+
 def _add_windows(inst: Instance, dag: Dag, inc: Incumbent, kept: WindowAnswer, found: Any,
                  others: list[WindowAnswer], score: Callable[[Solution], Any],
-                 budget: TimeBudget, seed: int) -> tuple[Any, Solution, int]:
+                 budget: TimeBudget, seed: int, lookalikes: Lookalikes | None = None
+                 ) -> tuple[Any, Solution, int]:
     """The accepted (placed) answer ``kept``, of score ``found``, with each of ``others``
     in turn that merges with the answers kept so far (:func:`merge_windows`), lowers
-    the score and places beside them: the score, the solution and how many were added."""
+    the score and places beside them; then, with ``lookalikes``, each kept answer's
+    copies (:meth:`.repeat.Lookalikes.copies`) together, or in halves where they do
+    not all merge and place: the score, the solution and how many windows were added."""
     answers, solution = [kept], kept.solution
+
+    def add(group: list[WindowAnswer], halvings: int) -> None:
+        nonlocal found, solution
+        if not group:
+            return
+        together = merge_windows(inst, dag, inc, [*answers, *group])
+        if together is not None and score(together) < found:
+            placed = place_offsets(inst, together, solution, budget, seed)
+            if placed is not None:
+                answers.extend(group)
+                found, solution = score(together), placed
+                return
+        if len(group) > 1 and halvings > 0:
+            add(group[:len(group) // 2], halvings - 1)
+            add(group[len(group) // 2:], halvings - 1)
+
     for answer in others:
-        together = merge_windows(inst, dag, inc, [*answers, answer])
-        if together is None or score(together) >= found:
-            continue
-        placed = place_offsets(inst, together, solution, budget, seed)
-        if placed is not None:
-            answers.append(answer)
-            found, solution = score(together), placed
+        add([answer], 0)
+    for answer in list(answers) if lookalikes is not None else []:
+        add(lookalikes.copies(answer, answers), COPY_HALVINGS)
     return found, solution, len(answers) - 1
 
 

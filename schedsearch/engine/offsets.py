@@ -61,10 +61,11 @@ CHARGE_PER_NODE_BUFFER = 4e-7
 #: among 5,459 ran 8,266 nodes in 4.4 s (the tight wide pair at 7,966 ops).
 PLACE_BASE_NODES = 50
 PLACE_NODES_PER_BUFFER = 1.5
-#: The second attempt frees the moved buffers live during the clashing ones' span and at
-#: most this many times as long (:func:`_pin_levels`): on the tight wide pair at 7,966
-#: ops the window's own buffers lived up to 3.1 times that span, the RMSNorm's weight
-#: 860 times; freeing it too made the engine see 5,459 buffers instead of about 20.
+#: The second attempt frees the moved buffers live while a clashing one is and at most
+#: this many times as long as the longest of those (:func:`_pin_levels`): on the tight
+#: wide pair at 7,966 ops the window's own buffers lived up to 3.5 times that, the
+#: RMSNorm's weight 990 times; freeing it too made the engine see 5,459 buffers instead
+#: of about 20.
 LOCAL_SPANS = 4
 #: An attempt after the first frees at most this many buffers: on the tight wide pair at
 #: 7,966 ops, where the pinned attempts were proven impossible, the one that freed the
@@ -121,6 +122,25 @@ def place_offsets(inst: Instance, solution: Solution, incumbent: Solution, budge
     return Solution(solution.modes, solution.starts, tuple(offsets))
 
 
+class _Spans:
+    """The union of some buffers' lifetimes, as sorted disjoint spans: whether another
+    lifetime meets it is one bisection."""
+
+    def __init__(self, buffers: set[int], windows: list[tuple[int, int]]) -> None:
+        self.spans: list[tuple[int, int]] = []
+        for lo, hi in sorted(windows[b] for b in buffers if windows[b][0] < windows[b][1]):
+            if self.spans and lo <= self.spans[-1][1]:
+                self.spans[-1] = (self.spans[-1][0], max(self.spans[-1][1], hi))
+            else:
+                self.spans.append((lo, hi))
+        self.starts = [lo for lo, _ in self.spans]
+
+    def meets(self, lo: int, hi: int) -> bool:
+        k = bisect_right(self.starts, lo) - 1  # the last span starting at or before lo
+        return lo < hi and ((k >= 0 and self.spans[k][1] > lo)
+                            or (k + 1 < len(self.spans) and self.spans[k + 1][0] < hi))
+
+
 def _near(unpinned: set[int], members: list[int], windows: list[tuple[int, int]]
           ) -> list[int]:
     """The buffers of ``members`` the engine must see to place ``unpinned``: those, and
@@ -128,22 +148,8 @@ def _near(unpinned: set[int], members: list[int], windows: list[tuple[int, int]]
     and the pinned ones are legal among themselves). On the tight wide pair at 7,966
     ops an accepted window moved a few dozen of about 5,000 buffers, and handing the
     engine all of them took 0.4 s per candidate, four times CP-SAT's time on the window."""
-    spans = sorted(windows[b] for b in unpinned if windows[b][0] < windows[b][1])
-    merged: list[tuple[int, int]] = []
-    for lo, hi in spans:
-        if merged and lo <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
-        else:
-            merged.append((lo, hi))
-    starts = [lo for lo, _ in merged]
-
-    def meets(b: int) -> bool:
-        lo, hi = windows[b]
-        k = bisect_right(starts, lo) - 1  # the last merged span starting at or before lo
-        return lo < hi and ((k >= 0 and merged[k][1] > lo)
-                            or (k + 1 < len(merged) and merged[k + 1][0] < hi))
-
-    return [b for b in members if b in unpinned or meets(b)]
+    spans = _Spans(unpinned, windows)
+    return [b for b in members if b in unpinned or spans.meets(*windows[b])]
 
 
 def _node_cap(buffers: int) -> int:
@@ -168,19 +174,20 @@ def _pin_levels(clashing: set[int], moved: set[int], block: set[int], members: l
                 windows: list[tuple[int, int]]) -> list[set[int]]:
     """The buffers left free at each attempt, fewest first: the ``clashing`` ones (which
     share bytes with another while both are live, everything at its incumbent address);
-    with them the moved ones outside the translated ``block`` that live within the
-    clashing ones' span; every moved one outside the block; every moved one; all of
+    with them the moved ones outside the translated ``block`` that are local to them;
+    every moved one outside the block; every moved one; all of
     them. Every buffer left pinned clashes with no other, so the pinned ones are legal
     among themselves; an attempt after the first frees at most :data:`MAX_FREED`. The
-    local ones are those live during the clashing ones' span and
-    at most :data:`LOCAL_SPANS` times as long: a moved buffer that lives much longer
-    (the RMSNorm's weight, whose last reader a window's shift brings earlier) would make
-    the engine see every buffer of its lifetime."""
-    lo = min(windows[b][0] for b in clashing)
-    hi = max(windows[b][1] for b in clashing)
+    local ones are those live while some clashing one is and at most
+    :data:`LOCAL_SPANS` times as long as the longest of those: a moved buffer that lives
+    much longer (the RMSNorm's weight, whose last reader a window's shift brings
+    earlier) would make the engine see every buffer of its lifetime. Where several
+    windows moved at once (:mod:`.repeat`), each one's clashes free its own buffers."""
+    spans = _Spans(clashing, windows)
+    longest = max(windows[b][1] - windows[b][0] for b in clashing)
     outside = moved - block
-    local = {b for b in outside if windows[b][0] < hi and lo < windows[b][1]
-             and windows[b][1] - windows[b][0] <= LOCAL_SPANS * (hi - lo)}
+    local = {b for b in outside if spans.meets(*windows[b])
+             and windows[b][1] - windows[b][0] <= LOCAL_SPANS * longest}
     levels = [clashing]
     for level in (clashing | local, clashing | outside, clashing | moved, set(members)):
         if level != levels[-1] and len(level) <= MAX_FREED:
