@@ -154,3 +154,35 @@ def block_of(name: str) -> int:
     found = re.search(r"\.b(\d+)$", name)
     assert found is not None, name
     return int(found.group(1))
+
+
+def lns_either_way(monkeypatch: Any, attribute: str, disabled: Any, ops: int,
+                   work: float) -> dict[bool, tuple[Any, int]]:
+    """LNS (:func:`schedsearch.engine.lns.improve`) on the tight wide pair of about
+    ``ops`` ops from its list schedule, with the same work budget, once with
+    ``schedsearch.engine.lns.<attribute>`` replaced by ``disabled`` (key False) and once
+    as it is (key True): each result and its makespan, each answer verified."""
+    from benchmarks.bench_memory import tight_problem
+    from schedsearch.engine import lns
+    from schedsearch.engine.hazards import build_dag
+    from schedsearch.engine.instance import build_instance
+    from schedsearch.engine.portfolio import list_schedule
+    from schedsearch.engine.solution import Solution, to_schedule
+    from schedsearch.engine.timebudget import TimeBudget
+
+    problem, tgt = tight_problem("pair-wide", ops)
+    inst = build_instance(problem, tgt)
+    dag = build_dag(inst)
+    start = list_schedule(inst, dag)
+    assert isinstance(start, Solution)
+    found = {}
+    for enabled in (False, True):
+        if enabled:
+            monkeypatch.undo()
+        else:
+            monkeypatch.setattr(lns, attribute, disabled)
+        result = lns.improve(inst, dag, start, TimeBudget.start(work, wall=120), seed=0,
+                             workers=2, lower=0)
+        assert verify(to_schedule(inst, result.solution, {})) == []
+        found[enabled] = (result, result.solution.makespan(inst))
+    return found

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.bench_memory import tight_problem
 from models.formats import Problem, Task
-from schedsearch.engine import lns
 from schedsearch.engine.cpsat.model import build, solve_built
 from schedsearch.engine.cpsat.variables import Incumbent
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
-from schedsearch.engine.lns import improve, window
+from schedsearch.engine.lns import window
 from schedsearch.engine.merge import WindowAnswer, keeps_times, merge_windows
-from schedsearch.engine.portfolio import list_schedule
 from schedsearch.engine.solution import Solution, to_schedule
 from schedsearch.engine.timebudget import TimeBudget
-from tests.engine.problems import compute, target, verify
+from tests.engine.problems import compute, lns_either_way, target, verify
 
 GAPS = {4: 5, 13: 7}  # op index -> idle time left before it in the incumbent
 
@@ -90,21 +87,8 @@ def test_a_round_keeps_every_idle_window_that_improves(monkeypatch: pytest.Monke
     """The same work budget from the same start, with and without merging, on the tight
     wide pair (where both idle windows of a round nearly always improve): merging keeps
     more windows than there were rounds, and ends shorter."""
-    problem, tgt = tight_problem("pair-wide", 600)
-    inst = build_instance(problem, tgt)
-    dag = build_dag(inst)
-    start = list_schedule(inst, dag)
-    assert isinstance(start, Solution)
-    found = {}
-    for merging in (False, True):
-        if not merging:
-            monkeypatch.setattr(lns, "merge_windows", lambda *_: None)
-        else:
-            monkeypatch.undo()
-        result = improve(inst, dag, start, TimeBudget.start(1.5, wall=120), seed=0,
-                         workers=2, lower=0)
-        assert verify(to_schedule(inst, result.solution, {})) == []
-        found[merging] = result
-    assert found[False].accepted <= found[False].windows // 2
-    assert found[True].accepted > found[True].windows // 2
-    assert found[True].solution.makespan(inst) < found[False].solution.makespan(inst)
+    (alone, alone_makespan), (merged, makespan) = lns_either_way(
+        monkeypatch, "merge_windows", lambda *_: None, 600, 1.5).values()
+    assert alone.accepted <= alone.windows // 2
+    assert merged.accepted > merged.windows // 2
+    assert makespan < alone_makespan

@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.bench_memory import tight_problem
 from models.formats import Buffer, Problem, Task
-from schedsearch.engine import lns
 from schedsearch.engine.cpsat.model import build, solve_built
 from schedsearch.engine.cpsat.variables import Incumbent
 from schedsearch.engine.hazards import build_dag
 from schedsearch.engine.instance import build_instance
-from schedsearch.engine.lns import improve, window
+from schedsearch.engine.lns import window
 from schedsearch.engine.merge import WindowAnswer, merge_windows
-from schedsearch.engine.portfolio import list_schedule
 from schedsearch.engine.repeat import CONTEXT, Lookalikes, op_kinds
 from schedsearch.engine.solution import Solution, to_schedule
 from schedsearch.engine.timebudget import TimeBudget
-from tests.engine.problems import compute, load, target, verify
+from tests.engine.problems import compute, lns_either_way, load, target, verify
 
 N, PERIOD, GAP = 200, 10, 5
 
@@ -94,21 +91,8 @@ def test_lns_repeats_what_it_accepts_on_the_tight_wide_pair(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The same work budget from the same start, with and without copies: with them
     more windows are accepted than were solved, and the schedule ends sooner."""
-    problem, tgt = tight_problem("pair-wide", 600)
-    inst = build_instance(problem, tgt)
-    dag = build_dag(inst)
-    start = list_schedule(inst, dag)
-    assert isinstance(start, Solution)
-    found = {}
-    for repeating in (False, True):
-        if not repeating:
-            monkeypatch.setattr(lns, "op_kinds", lambda _: [])
-        else:
-            monkeypatch.undo()
-        result = improve(inst, dag, start, TimeBudget.start(1.0, wall=120), seed=0,
-                         workers=2, lower=0)
-        assert verify(to_schedule(inst, result.solution, {})) == []
-        found[repeating] = result
-    assert found[False].accepted <= found[False].windows
-    assert found[True].accepted > found[True].windows
-    assert found[True].solution.makespan(inst) < found[False].solution.makespan(inst)
+    (alone, alone_makespan), (copied, makespan) = lns_either_way(
+        monkeypatch, "op_kinds", lambda _: [], 600, 1.0).values()
+    assert alone.accepted <= alone.windows
+    assert copied.accepted > copied.windows
+    assert makespan < alone_makespan
