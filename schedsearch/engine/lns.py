@@ -19,9 +19,13 @@ times (room for the next window); the incumbent stays legal throughout, since ev
 model contains the incumbent itself (shift zero) as its hint.
 
 With W workers, each round solves the next W windows of the sweep side by side from the
-same incumbent and accepts the best (windows that overlap would conflict; the next sweep
-finds again what the others found). That loop (:func:`search_windows`) is also the
-per-group objectives' (:mod:`.deadlines`), with their own score and window model.
+same incumbent and accepts the best (the sweep's windows overlap, so they would
+conflict; the next sweep finds again what the others found). Where there are buffers,
+rounds of idle windows (:func:`idle_windows`, :data:`FOCUS_ROUND` of them, apart) keep
+every answer that improves and merges with the best (:mod:`.merge`), and each kept
+answer is repeated wherever the incumbent looks the same (:mod:`.repeat`). That loop
+(:func:`search_windows`) is also the per-group objectives' (:mod:`.deadlines`), with
+their own score and window model.
 
 The budget is deterministic: a round is charged the conflicts its longest run used (see
 :mod:`schedsearch.engine.cpsat.model`) plus a fixed amount per node for building the models,
@@ -268,12 +272,14 @@ def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBud
                    done: Callable[[Any], bool] = lambda _: False,
                    on_improve: Callable[[Any], None] | None = None) -> LnsResult:
     """The accept loop of every window search (this module's and :mod:`.deadlines`'):
-    rounds of ``workers`` consecutive windows of the sweep (:class:`_Sweep`), each
-    modelled by ``model`` from the same incumbent and solved side by side; the candidate
-    of the lowest ``score`` below the incumbent's, the earliest window on ties, is
-    accepted once the placement engine gives it addresses (with ``placement``). Until
-    ``budget`` is spent or exhausted, a stop is requested, or ``done`` holds for the best
-    score; ``on_improve`` hears each accepted score."""
+    rounds of ``workers`` consecutive windows of the sweep (:class:`_Sweep`), or of
+    idle windows, each modelled by ``model`` from the same incumbent and solved side by
+    side; the candidate of the lowest ``score`` below the incumbent's, the earliest
+    window on ties, is accepted once the placement engine gives it addresses (with
+    ``placement``), and with it the round's other improving answers and the copies of
+    them that merge and place (:func:`_add_windows`). Until ``budget`` is spent or
+    exhausted, a stop is requested, or ``done`` holds for the best score;
+    ``on_improve`` hears each accepted score."""
     inc = Incumbent.of(inst, dag, solution)
     best = score(solution)
     sweep = _Sweep(dag.n_nodes, seed)
