@@ -301,7 +301,8 @@ def search_windows(inst: Instance, dag: Dag, solution: Solution, budget: TimeBud
         if tails:
             planned = tails
         elif focus:  # idle windows are apart: a round of several merges what improves
-            planned, focus = focus[:max(workers, FOCUS_ROUND)], focus[max(workers, FOCUS_ROUND):]
+            count = max(workers, FOCUS_ROUND)
+            planned, focus = focus[:count], focus[count:]
         else:
             planned = [sweep.next() for _ in range(workers)]
         for first, width in planned:
