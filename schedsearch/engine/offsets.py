@@ -14,18 +14,21 @@ incumbent addresses (:func:`_pin_levels`), and sees only the free ones and the p
 ones live at the same time as one of them (:func:`_near`):
 
 1. only the buffers that, at their incumbent addresses, now share bytes with another
-   while both are live (none: the candidate is legal as it is);
-2. the moved buffers outside the block an LNS window moved left as a whole (every op
+   while both are live (none: the candidate is legal as it is, and nothing is placed);
+2. with them the moved buffers live beside one of them, unless much longer lived;
+3. every moved buffer outside the block an LNS window moved left as a whole (every op
    after the window shifts by one amount, :mod:`schedsearch.engine.lns`: a block
-   translated in time keeps its buffers apart among themselves; those of it that meet
-   a buffer that stayed are freed too);
-3. every moved buffer; 4. all of them.
+   translated in time keeps its buffers apart among themselves);
+4. every moved buffer; 5. all of them; an attempt after the first that would free more
+   than :data:`MAX_FREED` is skipped.
 
-Why: on the tight wide pair at 609 ops nearly every buffer after a window is such a
-block, and placing them all again took 0.3 s per candidate, more than CP-SAT's time on
-the window; at 7,966 ops, where the RMSNorm's weight (live from the first row to the
-last) moved with nearly every window, level 2 still handed the engine 5,459 buffers for
-8 free ones.
+Every buffer left pinned shares bytes with no other while both are live, so the pinned
+ones are legal among themselves. Why: on the tight wide pair at 609 ops nearly every
+buffer after a window is such a block, and placing them all again took 0.3 s per
+candidate, more than CP-SAT's time on the window; at 7,966 ops, where the RMSNorm's
+weight (live from the first row to the last) moved with nearly every window, the
+attempt that freed the moved buffers outside the block still handed the engine 5,459
+buffers for 8 free ones.
 """
 
 from __future__ import annotations
