@@ -59,8 +59,11 @@ def merge_windows(inst: Instance, dag: Dag, inc: Incumbent,
     if any(close is None or close > following
            for close, following in zip(closes[:-1], opens[1:], strict=True)):
         return None
-    before = list(itertools.accumulate((_shift(inst, inc, a) for a in ordered[:-1]),
-                                       initial=0))
+    # how far each window moved the ops after it: the last op's move (every window but
+    # the last is followed by ops, since the next one opens after it)
+    last = next(v for v in reversed(inc.ranked) if v < inst.n_ops)
+    before = list(itertools.accumulate(
+        (inc.starts[last] - a.solution.starts[last] for a in ordered[:-1]), initial=0))
     modes, starts = list(inc.solution.modes), list(inc.solution.starts)
     for v in range(inst.n_ops):
         k = bisect_right(opens, inc.starts[v]) - 1  # the last window opening at or before v
@@ -69,15 +72,6 @@ def merge_windows(inst: Instance, dag: Dag, inc: Incumbent,
             starts[v] = ordered[k].solution.starts[v] - before[k]
     merged = Solution(tuple(modes), tuple(starts), inc.solution.offsets)
     return merged if keeps_times(inst, dag, merged) else None
-
-
-def _shift(inst: Instance, inc: Incumbent, answer: WindowAnswer) -> int:
-    """How far ``answer`` moved the ops after its window left: the last op's move (0 for
-    a window that reaches the end)."""
-    if answer.first + answer.size >= len(inc.ranked):
-        return 0
-    last = max(range(inst.n_ops), key=lambda v: (inc.starts[v], v))
-    return inc.starts[last] - answer.solution.starts[last]
 
 
 def keeps_times(inst: Instance, dag: Dag, solution: Solution) -> bool:
