@@ -59,6 +59,13 @@ class SearchParams:
     #: On problems without buffers, the share of the whole model's time it searches the
     #: mirrored problem (see :mod:`schedsearch.engine.mirror`) before the forward one.
     mirrored_share: float = 0.5
+    #: Share of the budget the list scheduler's passes may take (the first always runs
+    #: to its end): at about 8,000 ops they took the whole 10 s on the tight triple and
+    #: the Ascend pair, and since LNS copies what it finds (:mod:`.repeat`) its part pays
+    #: more there: at 10 s, reproducible, the Ascend pair at 2,009 ops 1.046 -> 1.040 of
+    #: the bound, the chain at 1,956 1.0020 -> 1.0015 and at 7,806 1.0000 -> 1.0003; every
+    #: other tight cell and every decoder layer at 10 s to the nanosecond.
+    list_share: float = 0.5
     #: Share of the budget for the tasks one after another, each searched alone (a
     #: candidate the answer must never lose to).
     serial_share: float = 0.25

@@ -73,3 +73,26 @@ def test_a_pass_whose_share_cannot_pay_its_setup_makes_no_attempt_beyond_the_fir
     share = 0.5 * setup  # the work left after the first pass, halved
     tries, scanned = attempts[1]
     assert tries > 0 and CHARGE_PER_TRY * tries + CHARGE_PER_SCAN * scanned < share / 4
+
+
+def test_the_list_passes_take_at_most_their_share_of_the_budget(
+        attempts: list[tuple[int, int]]) -> None:
+    """The constructive stage hands the list scheduler ``list_share`` of its budget:
+    with none, only the first pass runs (it always runs to its end); with all of it,
+    more."""
+    import dataclasses
+
+    from schedsearch.engine.params import DEFAULT
+    from schedsearch.engine.stages import Constructive, SearchState
+    from tests.engine.test_search import context
+
+    problem, target = load_problem_input("gemm-rmsnorm-copy-v75", None)
+    passes = {}
+    for share in (0.0, 1.0):
+        attempts.clear()
+        ctx = context(problem, target, params=dataclasses.replace(DEFAULT, list_share=share))
+        budget = TimeBudget.start(5.0, wall=120)
+        Constructive().run(ctx, SearchState(0), budget)
+        passes[share] = len(attempts)
+        assert budget.spent > 0  # what the passes did is charged to the solve
+    assert passes[0.0] == 1 < passes[1.0]

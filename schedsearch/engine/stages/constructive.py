@@ -24,18 +24,22 @@ __all__ = ["Constructive", "TasksInSequence", "FinalComparison", "serial_could_w
 
 
 class Constructive(Stage):
-    """The memory-aware list scheduler's portfolio; after a stall, CP-SAT on the whole
-    problem as a last resort when it is small (its answer is then labelled ``cp-sat``),
-    else a clear error naming the op that could not start. Runs after a stop request
-    too: without it there is no answer at all."""
+    """The memory-aware list scheduler's portfolio, on at most
+    :attr:`~schedsearch.engine.params.SearchParams.list_share` of the budget (its first
+    pass always runs to its end); after a stall, CP-SAT on the whole problem as a last
+    resort when it is small, on the whole budget (its answer is then labelled
+    ``cp-sat``), else a clear error naming the op that could not start. Runs after a
+    stop request too: without it there is no answer at all."""
 
     name = "constructive"
     reported = always = True
 
     def run(self, ctx: SearchContext, state: SearchState, budget: TimeBudget) -> Found:
         try:
-            found = list_schedule(ctx.inst, ctx.dag, budget, priced=ctx.priced,
+            passes = budget.share(ctx.params.list_share)
+            found = list_schedule(ctx.inst, ctx.dag, passes, priced=ctx.priced,
                                   portfolio=ctx.params.portfolio)
+            budget.absorb(passes)
             if isinstance(found, Stall):  # the exact last resort, on the solve's own budget
                 return Found(exact_fallback(ctx.inst, ctx.dag, found, ctx.source, budget,
                                             ctx.seed, ctx.workers,
