@@ -75,6 +75,13 @@ class Instance:
         return any(access.tensor is not None
                    for access in self.problem.ops[self.op_names[op]].writes)
 
+    def draws(self, op: int, mode: int) -> tuple[tuple[Resource, int], ...]:
+        """What ``op`` in ``mode`` holds of each lane kind and budget while it runs,
+        keyed as in :meth:`capacities`."""
+        chosen = self.modes[op][mode]
+        return (*((("lane", name), units) for name, units in chosen.lanes),
+                *((("budget", name), amount) for name, amount in chosen.budgets))
+
     def capacities(self) -> dict[Resource, int]:
         """The units of each lane kind and the capacity of each budget, keyed as in
         :meth:`least_work`."""

@@ -209,10 +209,9 @@ Draws = Sequence[Sequence[tuple[tuple[Resource, int], ...]]]
 
 
 def mode_draws(inst: Instance) -> Draws:
-    """Every mode's lane units and budget amounts, keyed as :meth:`Instance.capacities`."""
-    return [[(*((("lane", name), units) for name, units in mode.lanes),
-              *((("budget", name), amount) for name, amount in mode.budgets))
-             for mode in modes] for modes in inst.modes]
+    """:meth:`Instance.draws` of every op in every mode, computed once."""
+    return [[inst.draws(op, k) for k in range(len(modes))]
+            for op, modes in enumerate(inst.modes)]
 
 
 def idle_windows(inst: Instance, inc: Incumbent, size: int, count: int = IDLE_WINDOWS,

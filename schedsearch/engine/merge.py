@@ -28,7 +28,7 @@ import numpy as np
 
 from schedsearch.engine.cpsat.variables import Incumbent
 from schedsearch.engine.hazards import Dag
-from schedsearch.engine.instance import Instance
+from schedsearch.engine.instance import Instance, Resource
 from schedsearch.engine.solution import Solution
 
 __all__ = ["WindowAnswer", "merge_windows", "keeps_times"]
@@ -86,14 +86,12 @@ def keeps_times(inst: Instance, dag: Dag, solution: Solution) -> bool:
             times[v] = finish[v] = max((finish[p] + lag for p, lag in dag.preds[v]), default=0)
     if any(times[s] < finish[p] + lag for p, s, lag in dag.edges):
         return False
-    draws: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
+    draws: dict[Resource, list[tuple[int, int, int]]] = {}
     for v in range(inst.n_ops):
-        mode = inst.modes[v][solution.modes[v]]
-        for kind, pairs in (("lane", mode.lanes), ("budget", mode.budgets)):
-            for name, amount in pairs:
-                if amount and ends[v] > solution.starts[v]:
-                    draws.setdefault((kind, name), []).append(
-                        (solution.starts[v], ends[v], amount))
+        if ends[v] > solution.starts[v]:
+            for resource, amount in inst.draws(v, solution.modes[v]):
+                if amount:
+                    draws.setdefault(resource, []).append((solution.starts[v], ends[v], amount))
     capacity = inst.capacities()
     for resource, items in draws.items():
         held = np.array(items, dtype=np.int64)

@@ -4,6 +4,8 @@ the answer must never lose to (the final comparison takes it when nothing beat i
 
 from __future__ import annotations
 
+from collections import Counter
+
 from models.errors import InputError
 from schedsearch.engine import interrupt
 from schedsearch.engine.bounds.lower import lower_bound
@@ -117,7 +119,7 @@ def serial_could_win(inst: Instance, makespan: int, check_max_ops: int) -> bool:
     total = sum(works.values())
     if total >= makespan:
         return False
-    sizes = {task: inst.op_task.count(task) for task in tasks}
+    sizes = Counter(inst.op_task)
     checked = 0
     for task in sorted(tasks, key=lambda task: (sizes[task], task)):
         checked += sizes[task]
